@@ -1,0 +1,2 @@
+/** The off-heap cache-state index. */
+package io.inferencecache.engine;
