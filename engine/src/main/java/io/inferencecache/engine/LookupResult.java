@@ -1,0 +1,206 @@
+package io.inferencecache.engine;
+
+import io.inferencecache.engine.internal.HolderBuffer;
+import io.inferencecache.engine.internal.KeyBuffer;
+import java.util.Arrays;
+
+/**
+ * The result of an index lookup, read into the caller's reusable object (no allocation once its
+ * arrays have grown to the workload). Not thread-safe: one per calling thread.
+ *
+ * <p>Scores are ordered best first (score descending, then replica id byte-wise ascending). The
+ * result also remembers which LFU counters the match touched, so that {@link
+ * CacheIndex#creditDelivered} can credit exactly the entries of a hint that is delivered.
+ */
+public final class LookupResult {
+  Outcome outcome = Outcome.NONE;
+  int size;
+  int[] replica = new int[16];
+  float[] score = new float[16];
+  int[] matched = new int[16];
+  float[] prob = new float[16];
+  int[] tier = new int[16];
+  int[] resultRun = new int[16];
+
+  // Chain-walk state, per run (a replica's leading run of matched blocks).
+  int runs;
+  int[] runReplica = new int[16];
+  int[] runMatched = new int[16];
+  long[] runOldest = new long[16];
+  int[] runTier = new int[16];
+  boolean[] runAlive = new boolean[16];
+  boolean[] runDelivered = new boolean[16];
+  int[] runScratch = new int[16];
+
+  // LFU entries touched, each owned by a run.
+  int credits;
+  int[] creditRun = new int[64];
+  int[] creditSlot = new int[64];
+  int[] creditGen = new int[64];
+  int tenantId = -1;
+
+  // Per-thread scratch for the index.
+  final KeyBuffer key = new KeyBuffer();
+  final HolderBuffer holders = new HolderBuffer(32);
+
+  /** What the index concluded. */
+  public Outcome outcome() {
+    return outcome;
+  }
+
+  /** Number of scored replicas. */
+  public int size() {
+    return size;
+  }
+
+  /** Replica id (see {@link CacheIndex#replicaName}) of entry {@code i}. */
+  public int replicaId(final int i) {
+    return replica[i];
+  }
+
+  public float score(final int i) {
+    return score[i];
+  }
+
+  public int matchedTokens(final int i) {
+    return matched[i];
+  }
+
+  public float estimatedCacheHitProb(final int i) {
+    return prob[i];
+  }
+
+  /** Wire tier of entry {@code i} (T1/T2/T3, otherwise unspecified). */
+  public int tier(final int i) {
+    return tier[i];
+  }
+
+  /** Empties the result. */
+  public void clear() {
+    outcome = Outcome.NONE;
+    size = 0;
+    runs = 0;
+    credits = 0;
+    tenantId = -1;
+  }
+
+  /** Empties the scores and the LFU entries, keeping {@code o} as the outcome. */
+  public void downgrade(final Outcome o) {
+    outcome = o;
+    size = 0;
+    credits = 0;
+  }
+
+  /**
+   * Keeps only the entries with {@code matchedTokens >= floor} (order kept) and drops the LFU
+   * entries of the replicas removed, in lockstep. Returns the number kept.
+   */
+  public int retainMatchedAtLeast(final int floor) {
+    int w = 0;
+    for (int i = 0; i < size; i++) {
+      if (matched[i] >= floor) {
+        if (w != i) {
+          moveEntry(i, w);
+        }
+        w++;
+      } else if (resultRun[i] >= 0) {
+        runDelivered[resultRun[i]] = false;
+      }
+    }
+    size = w;
+    return w;
+  }
+
+  private void moveEntry(final int from, final int to) {
+    replica[to] = replica[from];
+    score[to] = score[from];
+    matched[to] = matched[from];
+    prob[to] = prob[from];
+    tier[to] = tier[from];
+    resultRun[to] = resultRun[from];
+  }
+
+  void ensureRuns(final int n) {
+    if (runReplica.length < n) {
+      final int c = Math.max(n, runReplica.length * 2);
+      runReplica = Arrays.copyOf(runReplica, c);
+      runMatched = Arrays.copyOf(runMatched, c);
+      runOldest = Arrays.copyOf(runOldest, c);
+      runTier = Arrays.copyOf(runTier, c);
+      runAlive = Arrays.copyOf(runAlive, c);
+      runDelivered = Arrays.copyOf(runDelivered, c);
+      runScratch = Arrays.copyOf(runScratch, c);
+    }
+    if (replica.length < n) {
+      final int c = Math.max(n, replica.length * 2);
+      replica = Arrays.copyOf(replica, c);
+      score = Arrays.copyOf(score, c);
+      matched = Arrays.copyOf(matched, c);
+      prob = Arrays.copyOf(prob, c);
+      tier = Arrays.copyOf(tier, c);
+      resultRun = Arrays.copyOf(resultRun, c);
+    }
+  }
+
+  void addCredit(final int run, final int slot, final int gen) {
+    if (credits == creditRun.length) {
+      final int c = credits * 2;
+      creditRun = Arrays.copyOf(creditRun, c);
+      creditSlot = Arrays.copyOf(creditSlot, c);
+      creditGen = Arrays.copyOf(creditGen, c);
+    }
+    creditRun[credits] = run;
+    creditSlot[credits] = slot;
+    creditGen[credits] = gen;
+    credits++;
+  }
+
+  /** Number of LFU entries that a delivery of this result would credit. */
+  public int pendingCredits() {
+    int n = 0;
+    for (int i = 0; i < credits; i++) {
+      if (runDelivered[creditRun[i]]) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  void addEntry(
+      final int replicaId,
+      final float s,
+      final int matchedTokens,
+      final float p,
+      final int wireTier,
+      final int run) {
+    ensureRuns(size + 1);
+    replica[size] = replicaId;
+    score[size] = s;
+    matched[size] = matchedTokens;
+    prob[size] = p;
+    tier[size] = wireTier;
+    resultRun[size] = run;
+    size++;
+  }
+
+  void swap(final int a, final int b) {
+    int t = replica[a];
+    replica[a] = replica[b];
+    replica[b] = t;
+    final float s = score[a];
+    score[a] = score[b];
+    score[b] = s;
+    t = matched[a];
+    matched[a] = matched[b];
+    matched[b] = t;
+    final float p = prob[a];
+    prob[a] = prob[b];
+    prob[b] = p;
+    t = tier[a];
+    tier[a] = tier[b];
+    tier[b] = t;
+    t = resultRun[a];
+    resultRun[a] = resultRun[b];
+    resultRun[b] = t;
+  }
+}
