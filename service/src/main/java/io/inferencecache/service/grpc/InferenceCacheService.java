@@ -1,0 +1,269 @@
+package io.inferencecache.service.grpc;
+
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.ServiceDescriptor;
+import io.grpc.Status;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+import io.inferencecache.engine.CacheIndex;
+import io.inferencecache.engine.CacheStateView;
+import io.inferencecache.proto.v1alpha1.Ack;
+import io.inferencecache.proto.v1alpha1.CacheEvent;
+import io.inferencecache.proto.v1alpha1.CacheSummary;
+import io.inferencecache.proto.v1alpha1.GetCacheStateRequest;
+import io.inferencecache.proto.v1alpha1.GetCacheStateResponse;
+import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
+import io.inferencecache.proto.v1alpha1.LookupPDRouteRequest;
+import io.inferencecache.proto.v1alpha1.LookupPDRouteResponse;
+import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
+import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
+import io.inferencecache.proto.v1alpha1.RenderTemplateRequest;
+import io.inferencecache.proto.v1alpha1.RenderTemplateResponse;
+import io.inferencecache.proto.v1alpha1.ReplicaStats;
+import io.inferencecache.service.lookup.CallContext;
+import io.inferencecache.service.lookup.LookupInput;
+import io.inferencecache.service.lookup.LookupMetrics;
+import io.inferencecache.service.lookup.LookupOutput;
+import io.inferencecache.service.lookup.LookupRouteHandler;
+import io.inferencecache.service.lookup.ReasonCodes;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code inferencecache.v1alpha1.InferenceCache} service over the engine. {@link #definition()}
+ * binds LookupRoute to the zero-copy path ({@link ZeroCopyLookupRoute}) and ReportCacheState to a
+ * validating marshaller; the other RPCs use the generated messages. The overridden {@link
+ * #lookupRoute} is the default-protobuf path (used when the zero-copy path is switched off).
+ */
+public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCacheImplBase {
+  private static final Logger LOG = LoggerFactory.getLogger(InferenceCacheService.class);
+
+  private final CacheIndex index;
+  private final LookupRouteHandler handler;
+  private final LongSupplier nanoTime;
+  private final ZeroCopyLookupRoute zeroCopy;
+  private final StreamingFeeds feeds;
+  private final ThreadLocal<ProtoScratch> protoScratch = ThreadLocal.withInitial(ProtoScratch::new);
+
+  private static final class ProtoScratch {
+    final LookupInput in = new LookupInput();
+    final LookupOutput out = new LookupOutput();
+    final LookupRouteHandler.Scratch scratch = new LookupRouteHandler.Scratch();
+  }
+
+  public InferenceCacheService(
+      final CacheIndex index,
+      final LookupRouteHandler handler,
+      final LookupMetrics metrics,
+      final LongSupplier nanoTime,
+      final StreamingFeeds feeds) {
+    this.index = index;
+    this.handler = handler;
+    this.nanoTime = nanoTime;
+    this.feeds = feeds;
+    this.zeroCopy =
+        new ZeroCopyLookupRoute(index, handler, metrics, nanoTime, 1024, 1_000_000L);
+  }
+
+  /** Stops the zero-copy path's watchdog. */
+  public void shutdown() {
+    zeroCopy.close();
+  }
+
+  /** The zero-copy LookupRoute path (for in-process benchmarks). */
+  public ZeroCopyLookupRoute zeroCopy() {
+    return zeroCopy;
+  }
+
+  /**
+   * The service definition to register: the zero-copy LookupRoute when {@code zeroCopyLookup},
+   * else the default protobuf one; ReportCacheState always validating.
+   */
+  public ServerServiceDefinition definition(final boolean zeroCopyLookup) {
+    final ServerServiceDefinition generated = bindService();
+    final ServiceDescriptor gd = generated.getServiceDescriptor();
+    final MethodDescriptor<IngestMessage, Ack> report =
+        InferenceCacheGrpc.getReportCacheStateMethod()
+            .toBuilder(
+                new IngestMessage.Marshaller(),
+                io.grpc.protobuf.ProtoUtils.marshaller(Ack.getDefaultInstance()))
+            .build();
+    final ServiceDescriptor.Builder sd =
+        ServiceDescriptor.newBuilder(gd.getName()).setSchemaDescriptor(gd.getSchemaDescriptor());
+    final ServerServiceDefinition.Builder b;
+    for (MethodDescriptor<?, ?> m : gd.getMethods()) {
+      if (m.getFullMethodName().equals(report.getFullMethodName())) {
+        sd.addMethod(report);
+      } else if (zeroCopyLookup
+          && m.getFullMethodName().equals(zeroCopy.method().getFullMethodName())) {
+        sd.addMethod(zeroCopy.method());
+      } else {
+        sd.addMethod(m);
+      }
+    }
+    b = ServerServiceDefinition.builder(sd.build());
+    for (io.grpc.ServerMethodDefinition<?, ?> def : generated.getMethods()) {
+      final String name = def.getMethodDescriptor().getFullMethodName();
+      if (name.equals(report.getFullMethodName())) {
+        b.addMethod(report, ServerCalls.asyncClientStreamingCall(this::reportValidated));
+      } else if (zeroCopyLookup && name.equals(zeroCopy.method().getFullMethodName())) {
+        b.addMethod(zeroCopy.method(), zeroCopy.callHandler());
+      } else {
+        b.addMethod(def);
+      }
+    }
+    return b.build();
+  }
+
+  @Override
+  public void renderTemplate(
+      final RenderTemplateRequest request, final StreamObserver<RenderTemplateResponse> out) {
+    out.onNext(RenderTemplateResponse.newBuilder().setReasonCode(ReasonCodes.OK).build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void lookupRoute(
+      final LookupRouteRequest request, final StreamObserver<LookupRouteResponse> out) {
+    final long start = nanoTime.getAsLong();
+    final ProtoScratch s = protoScratch.get();
+    ProtoLookupCodec.fill(request, s.in);
+    final io.grpc.Context ctx = io.grpc.Context.current();
+    final io.grpc.Deadline d = ctx.getDeadline();
+    final long deadline =
+        d == null
+            ? Long.MAX_VALUE
+            : start + d.timeRemaining(java.util.concurrent.TimeUnit.NANOSECONDS);
+    final CallContext call =
+        new CallContext() {
+          @Override
+          public long deadlineNanos() {
+            return deadline;
+          }
+
+          @Override
+          public boolean cancelled() {
+            return ctx.isCancelled();
+          }
+        };
+    handler.handle(s.in, s.out, call, s.scratch, start);
+    out.onNext(ProtoLookupCodec.toProto(s.out, index, request.getAdapterId()));
+    out.onCompleted();
+  }
+
+  @Override
+  public void lookupPDRoute(
+      final LookupPDRouteRequest request, final StreamObserver<LookupPDRouteResponse> out) {
+    out.onNext(LookupPDRouteResponse.newBuilder().setReasonCode(ReasonCodes.NO_HINT).build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void getCacheState(
+      final GetCacheStateRequest request, final StreamObserver<GetCacheStateResponse> out) {
+    final GetCacheStateResponse.Builder b = GetCacheStateResponse.newBuilder();
+    if (CacheIndex.RESERVED_TENANT.equals(request.getTenantId())) {
+      out.onNext(b.setSummary(CacheSummary.getDefaultInstance()).build());
+      out.onCompleted();
+      return;
+    }
+    final CacheStateView v = index.cacheState(request.getTenantId(), request.getModelId());
+    for (CacheStateView.ReplicaStatsRow r : v.replicas()) {
+      b.addReplicas(
+          ReplicaStats.newBuilder()
+              .setReplicaId(r.replicaId())
+              .setCacheMemoryBytes(r.cacheMemoryBytes())
+              .setHitRate(r.hitRate())
+              .setPressure(r.pressure())
+              .setT2HitTokens(r.t2HitTokens())
+              .setT2QueryTokens(r.t2QueryTokens()));
+    }
+    b.setSummary(CacheSummary.newBuilder().setTotalPrefixes(v.totalPrefixes()).setHotPrefixes(0));
+    out.onNext(b.build());
+    out.onCompleted();
+  }
+
+  /**
+   * ReportCacheState: each update is ingested as it arrives (the next message is requested only
+   * after, so gRPC flow control slows a producer that outpaces ingest); Ack on half-close; a
+   * message that cannot be ingested ends the call with INVALID_ARGUMENT naming the field, keeping
+   * what was accepted before it.
+   */
+  private StreamObserver<IngestMessage> reportValidated(final StreamObserver<Ack> out) {
+    return new StreamObserver<>() {
+      private boolean failed;
+
+      @Override
+      public void onNext(final IngestMessage m) {
+        if (failed) {
+          return;
+        }
+        String error = m.error();
+        if (error == null) {
+          error = IngestMapper.validate(m.update());
+        }
+        if (error != null) {
+          failed = true;
+          out.onError(Status.INVALID_ARGUMENT.withDescription(error).asRuntimeException());
+          return;
+        }
+        if (CacheIndex.RESERVED_TENANT.equals(m.update().getTenantId())) {
+          return; // the reserved probe tenant is never ingested over gRPC
+        }
+        index.ingest(IngestMapper.toIngest(m.update()));
+        if (feeds != null) {
+          feeds.onIngested(m.update());
+        }
+      }
+
+      @Override
+      public void onError(final Throwable t) {
+        LOG.debug("event=report_cache_state_stream_error reason=\"{}\"", String.valueOf(t));
+      }
+
+      @Override
+      public void onCompleted() {
+        if (!failed) {
+          out.onNext(Ack.newBuilder().setAccepted(true).build());
+          out.onCompleted();
+        }
+      }
+    };
+  }
+
+  @Override
+  public void publishEvent(final CacheEvent request, final StreamObserver<Ack> out) {
+    if (!CacheIndex.RESERVED_TENANT.equals(request.getTenantId())) {
+      index.applyEvent(IngestMapper.toEvent(request));
+      if (feeds != null) {
+        feeds.onEvent(request);
+      }
+    }
+    out.onNext(Ack.newBuilder().setAccepted(true).build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void streamCacheEvents(
+      final io.inferencecache.proto.v1alpha1.StreamEventsRequest request,
+      final StreamObserver<CacheEvent> out) {
+    if (feeds == null) {
+      out.onCompleted();
+      return;
+    }
+    feeds.subscribeEvents(request, out);
+  }
+
+  @Override
+  public void streamMetrics(
+      final io.inferencecache.proto.v1alpha1.StreamMetricsRequest request,
+      final StreamObserver<io.inferencecache.proto.v1alpha1.Metric> out) {
+    if (feeds == null) {
+      out.onCompleted();
+      return;
+    }
+    feeds.subscribeMetrics(request, out);
+  }
+}
