@@ -63,6 +63,7 @@ public final class CacheIndex implements AutoCloseable {
   private final IndexConfig config;
   private final EpochNanoClock clock;
   private final TenantPolicies policies;
+  private final io.inferencecache.engine.policy.PolicyStore policyStore;
   private final IndexListener listener;
   private final File file;
 
@@ -101,10 +102,14 @@ public final class CacheIndex implements AutoCloseable {
   private CacheIndex(final IndexConfig config) {
     this.config = config;
     this.clock = config.clock();
-    this.policies = config.policies();
     this.listener = config.listener();
     this.file = config.persistenceFile();
     this.reservedTenantId = dict.intern(RESERVED_TENANT);
+    this.policyStore = new io.inferencecache.engine.policy.PolicyStore(dict::intern);
+    this.policies =
+        config.policies() == TenantPolicies.DEFAULTS
+            ? new PolicyBackedTenantPolicies(policyStore)
+            : config.policies();
     this.reserved =
         PrefixStore.inMemory(
             "inference-cache-reserved", config.reservedCapacity(), config.averageHashBytes(), 1.0);
@@ -550,6 +555,19 @@ public final class CacheIndex implements AutoCloseable {
     }
     final int idx = h.find(r);
     return idx < 0 ? -1 : arena.countAcquire(h.slot(idx));
+  }
+
+  /**
+   * The policy store whose TTLs, eviction algorithms and quotas this index applies (unless the
+   * config supplied its own {@link TenantPolicies}). Its int-keyed reads use this index's ids.
+   */
+  public io.inferencecache.engine.policy.PolicyStore policyStore() {
+    return policyStore;
+  }
+
+  /** The dictionary id of the string a {@link StringView} points at, or -1. Allocation-free. */
+  public int idOf(final StringView view) {
+    return view.resolve(dict);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -187,6 +187,10 @@ public final class IndexConfig {
     return policies;
   }
 
+  /**
+   * Overrides where TTLs, eviction algorithms and quotas come from (tests). By default the index
+   * uses its own {@link CacheIndex#policyStore()}.
+   */
   public IndexConfig policies(final TenantPolicies p) {
     policies = p;
     return this;

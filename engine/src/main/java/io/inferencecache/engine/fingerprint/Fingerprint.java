@@ -37,9 +37,16 @@ public final class Fingerprint {
     return XXH3.hashInts(tokens, offset, length);
   }
 
-  /** {@code XXH3_64(seed)(le64(parent) ‖ le64(content))}. */
+  /** {@code XXH3_64(seed)(le64(parent) ‖ le64(content))}. Allocates a 2-element array. */
   public static long chain(final long parent, final long content) {
-    return XXH3.hashLongs(new long[] {parent, content});
+    return chain(parent, content, new long[2]);
+  }
+
+  /** {@code XXH3_64(seed)(le64(parent) ‖ le64(content))}, using the caller's 2-long scratch. */
+  public static long chain(final long parent, final long content, final long[] scratch) {
+    scratch[0] = parent;
+    scratch[1] = content;
+    return XXH3.hashLongs(scratch, 0, 2);
   }
 
   /**
