@@ -63,8 +63,7 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     this.handler = handler;
     this.nanoTime = nanoTime;
     this.feeds = feeds;
-    this.zeroCopy =
-        new ZeroCopyLookupRoute(index, handler, metrics, nanoTime, 1024, 1_000_000L);
+    this.zeroCopy = new ZeroCopyLookupRoute(index, handler, metrics, nanoTime, 1024, 1_000_000L);
   }
 
   /** Stops the zero-copy path's watchdog. */
@@ -78,15 +77,14 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   }
 
   /**
-   * The service definition to register: the zero-copy LookupRoute when {@code zeroCopyLookup},
-   * else the default protobuf one; ReportCacheState always validating.
+   * The service definition to register: the zero-copy LookupRoute when {@code zeroCopyLookup}, else
+   * the default protobuf one; ReportCacheState always validating.
    */
   public ServerServiceDefinition definition(final boolean zeroCopyLookup) {
     final ServerServiceDefinition generated = bindService();
     final ServiceDescriptor gd = generated.getServiceDescriptor();
     final MethodDescriptor<IngestMessage, Ack> report =
-        InferenceCacheGrpc.getReportCacheStateMethod()
-            .toBuilder(
+        InferenceCacheGrpc.getReportCacheStateMethod().toBuilder(
                 new IngestMessage.Marshaller(),
                 io.grpc.protobuf.ProtoUtils.marshaller(Ack.getDefaultInstance()))
             .build();

@@ -14,9 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Maps ingest messages to the engine's model and validates what the engine cannot store. The
- * engine silently drops what the spec says to drop (e.g. a chain whose arrays differ in length);
- * what is rejected here is what could never be ingested: hashes longer than the index stores.
+ * Maps ingest messages to the engine's model and validates what the engine cannot store. The engine
+ * silently drops what the spec says to drop (e.g. a chain whose arrays differ in length); what is
+ * rejected here is what could never be ingested: hashes longer than the index stores.
  */
 public final class IngestMapper {
   private IngestMapper() {}

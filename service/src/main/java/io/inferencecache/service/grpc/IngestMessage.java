@@ -1,7 +1,7 @@
 package io.inferencecache.service.grpc;
 
+import com.google.common.base.Utf8;
 import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.Utf8;
 import io.grpc.MethodDescriptor;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import java.io.IOException;
@@ -15,7 +15,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 record IngestMessage(CacheStateUpdate update, String error) {
 
-  /** Marshaller that never fails a parse: bad bytes become an {@link IngestMessage} with an error. */
+  /**
+   * Marshaller that never fails a parse: bad bytes become an {@link IngestMessage} with an error.
+   */
   static final class Marshaller implements MethodDescriptor.Marshaller<IngestMessage> {
     @Override
     public InputStream stream(final IngestMessage value) {
@@ -64,7 +66,7 @@ record IngestMessage(CacheStateUpdate update, String error) {
       r.advance(n);
       switch (field) {
         case 1, 2, 3, 4, 8 -> {
-          if (!Utf8.isValidUtf8(bytes, at, at + n)) {
+          if (!Utf8.isWellFormed(bytes, at, n)) {
             return switch (field) {
               case 1 -> "replica_id";
               case 2 -> "model_id";
@@ -113,7 +115,7 @@ record IngestMessage(CacheStateUpdate update, String error) {
       r.advance(n);
       final boolean isString =
           entryStringField > 0 ? field == entryStringField : (field == 1 || field == 5);
-      if (isString && !Utf8.isValidUtf8(bytes, at, at + n)) {
+      if (isString && !Utf8.isWellFormed(bytes, at, n)) {
         if (entryStringField > 0) {
           return "adapter_id";
         }

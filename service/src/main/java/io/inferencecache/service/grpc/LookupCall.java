@@ -10,9 +10,9 @@ import io.inferencecache.service.lookup.CallContext;
 import io.inferencecache.service.lookup.LookupInput;
 import io.inferencecache.service.lookup.LookupOutput;
 import io.inferencecache.service.lookup.LookupRouteHandler;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.IOException;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.agrona.DirectBuffer;
@@ -55,7 +55,7 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
   StreamObserver<LookupCall> observer;
   boolean pooled = true;
 
-  LookupCall reset() {
+  LookupCall resetCall() {
     input.reset();
     stringsUsed = 0;
     adapterOffset = 0;
@@ -95,10 +95,11 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
   }
 
   /**
-   * Parses a LookupRouteRequest from {@code b[offset, offset+length)}. Returns false (and marks
-   * the call malformed) on any wire-format error; never throws.
+   * Parses a LookupRouteRequest from {@code b[offset, offset+length)}. Returns false (and marks the
+   * call malformed) on any wire-format error; never throws.
    */
-  boolean parse(final DirectBuffer b, final int offset, final int length, final int maxPromptBytes) {
+  boolean parse(
+      final DirectBuffer b, final int offset, final int length, final int maxPromptBytes) {
     final LookupRequest q = input.request();
     final WireReader r = reader.wrap(b, offset, length);
     int prefixTokens = 0;
@@ -226,7 +227,8 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
     return true;
   }
 
-  private boolean parseSlo(final DirectBuffer b, final int offset, final int length, final LookupRequest q) {
+  private boolean parseSlo(
+      final DirectBuffer b, final int offset, final int length, final LookupRequest q) {
     final WireReader r = sloReader.wrap(b, offset, length);
     int tag;
     while ((tag = r.tag()) != 0) {
@@ -322,15 +324,29 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
   /** Called once the response bytes were handed to the transport. */
   Runnable onDrained;
 
+  private boolean releasedAfterRead;
+
+  private void consumed() {
+    if (readPos >= writer.pos && !releasedAfterRead) {
+      releasedAfterRead = true;
+      final Runnable done = onDrained;
+      if (done != null) {
+        done.run();
+      }
+    }
+  }
+
+  /** Arms the release-on-consumption of the encoded response. */
+  void armRelease() {
+    releasedAfterRead = false;
+  }
+
   @Override
   public int drainTo(final OutputStream target) throws IOException {
     final int n = writer.pos - readPos;
     target.write(writer.buf, readPos, n);
     readPos = writer.pos;
-    final Runnable done = onDrained;
-    if (done != null) {
-      done.run();
-    }
+    consumed();
     return n;
   }
 
@@ -341,18 +357,26 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
 
   @Override
   public int read() {
-    return readPos < writer.pos ? writer.buf[readPos++] & 0xFF : -1;
+    if (readPos >= writer.pos) {
+      consumed();
+      return -1;
+    }
+    final int b = writer.buf[readPos++] & 0xFF;
+    consumed();
+    return b;
   }
 
   @Override
   public int read(final byte[] b, final int off, final int len) {
     final int avail = writer.pos - readPos;
     if (avail <= 0) {
+      consumed();
       return -1;
     }
     final int n = Math.min(len, avail);
     System.arraycopy(writer.buf, readPos, b, off, n);
     readPos += n;
+    consumed();
     return n;
   }
 }

@@ -12,9 +12,9 @@ import io.inferencecache.service.lookup.LookupOutput;
 import io.inferencecache.service.lookup.LookupRouteHandler;
 
 /**
- * The default-protobuf path of LookupRoute: generated message objects in, generated message
- * objects out. Kept for clients of the generated stubs in process and as the baseline the
- * zero-copy path is measured against.
+ * The default-protobuf path of LookupRoute: generated message objects in, generated message objects
+ * out. Kept for clients of the generated stubs in process and as the baseline the zero-copy path is
+ * measured against.
  */
 public final class ProtoLookupCodec {
   private ProtoLookupCodec() {}

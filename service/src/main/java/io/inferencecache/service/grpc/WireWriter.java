@@ -3,9 +3,7 @@ package io.inferencecache.service.grpc;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
-/**
- * A minimal protobuf wire-format writer into a reusable, growable byte array. Not thread-safe.
- */
+/** A minimal protobuf wire-format writer into a reusable, growable byte array. Not thread-safe. */
 final class WireWriter {
   byte[] buf = new byte[512];
   int pos;

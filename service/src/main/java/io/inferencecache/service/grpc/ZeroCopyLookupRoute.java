@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * LookupRoute on the zero-copy path: a method descriptor with the same full name and schema as the
  * generated one, whose marshallers parse the request straight from the transport's buffers into a
  * pooled {@link LookupCall} and stream the response from that same object. The handler logic is
- * {@link LookupRouteHandler}'s. A malformed request is answered NO_HINT (fail-open), never an error.
+ * {@link LookupRouteHandler}'s. A malformed request is answered NO_HINT (fail-open), never an
+ * error.
  *
  * <p>Deadlines (the caller's, and the tenant policy's {@code lookupTimeoutMs}) are enforced twice:
  * the handler checks them at each step, and a watchdog thread answers TIMEOUT on time even if the
@@ -63,8 +64,8 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
     this.nanoTime = nanoTime;
     this.pool = new ManyToManyConcurrentArrayQueue<>(Math.max(2, poolSize));
     this.method =
-        InferenceCacheGrpc.getLookupRouteMethod()
-            .toBuilder(new RequestMarshaller(), new ResponseMarshaller())
+        InferenceCacheGrpc.getLookupRouteMethod().toBuilder(
+                new RequestMarshaller(), new ResponseMarshaller())
             .build();
     this.watchdog = new Thread(() -> watch(watchdogTickNanos), "lookup-deadline-watchdog");
     this.watchdog.setDaemon(true);
@@ -84,10 +85,12 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
   LookupCall acquire() {
     LookupCall c = pool.poll();
     if (c == null) {
-      c = new LookupCall();
-      all.add(c);
+      final LookupCall created = new LookupCall();
+      created.onDrained = () -> release(created);
+      all.add(created);
+      c = created;
     }
-    return c.reset();
+    return c.resetCall();
   }
 
   void release(final LookupCall c) {
@@ -141,7 +144,8 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
 
   private void invoke(final LookupCall c, final StreamObserver<LookupCall> observer) {
     final long start = nanoTime.getAsLong();
-    final ServerCallStreamObserver<LookupCall> obs = (ServerCallStreamObserver<LookupCall>) observer;
+    final ServerCallStreamObserver<LookupCall> obs =
+        (ServerCallStreamObserver<LookupCall>) observer;
     obs.setOnCancelHandler(IGNORE_CANCEL);
     final Context ctx = Context.current();
     c.grpcContext = ctx;
@@ -156,13 +160,13 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
     if (!c.state.compareAndSet(LookupCall.STATE_RUNNING, LookupCall.STATE_ANSWERED)) {
       return; // the watchdog answered TIMEOUT; this object is abandoned (not pooled)
     }
+    c.armRelease(); // back to the pool once the transport has consumed the response bytes
     try {
       observer.onNext(c);
       observer.onCompleted();
     } catch (RuntimeException e) {
       LOG.debug("event=lookup_route_send_failed reason=\"{}\"", String.valueOf(e));
     }
-    release(c);
   }
 
   private void watch(final long tickNanos) {
@@ -185,7 +189,7 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
     all.remove(c);
     final LookupCall reply = new LookupCall();
     reply.pooled = false;
-    reply.reset();
+    reply.resetCall();
     final long latency = Math.max(0, now - c.startNanos);
     reply.output.answer(ReasonCodes.TIMEOUT, latency / 1000);
     reply.encode(index);

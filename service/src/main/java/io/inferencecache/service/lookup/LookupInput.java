@@ -8,8 +8,8 @@ import org.agrona.DirectBuffer;
 /**
  * A LookupRouteRequest as the handler sees it, reusable across calls ({@link #reset()}): the index
  * keys, chain, exact key and SLO go straight into the engine's {@link LookupRequest}; token ids and
- * the prompt text are kept here until the handler resolves them. Parsers (the zero-copy one and
- * the protobuf one) fill it. Not thread-safe.
+ * the prompt text are kept here until the handler resolves them. Parsers (the zero-copy one and the
+ * protobuf one) fill it. Not thread-safe.
  */
 public final class LookupInput {
   final LookupRequest request = new LookupRequest();

@@ -4,9 +4,9 @@ import io.inferencecache.engine.LookupResult;
 import java.util.Arrays;
 
 /**
- * A LookupRouteResponse as the handler produces it, reusable across calls. Writers (the
- * zero-copy response writer and the protobuf builder) read the envelope and the scores from it.
- * Not thread-safe.
+ * A LookupRouteResponse as the handler produces it, reusable across calls. Writers (the zero-copy
+ * response writer and the protobuf builder) read the envelope and the scores from it. Not
+ * thread-safe.
  */
 public final class LookupOutput {
   String reasonCode = ReasonCodes.NO_HINT;

@@ -133,10 +133,7 @@ public final class LookupRouteHandler {
     }
     final boolean probe = isProbeTenant(q);
     metrics.record(
-        model,
-        out.reasonCode,
-        out.scoreCount() > 0,
-        probe ? 0 : nanoTime.getAsLong() - start);
+        model, out.reasonCode, out.scoreCount() > 0, probe ? 0 : nanoTime.getAsLong() - start);
   }
 
   private boolean isProbeTenant(final LookupRequest q) {
@@ -194,7 +191,10 @@ public final class LookupRouteHandler {
     final boolean hasTokenIds = in.tokenIdCount > 0;
     final boolean hasPrompt = in.promptLength > 0;
     final boolean willTokenize =
-        hasPrompt && (!chainOn || (rawHashes == 0 && rawCounts == 0)) && !hasPrefixHash && !hasTokenIds;
+        hasPrompt
+            && (!chainOn || (rawHashes == 0 && rawCounts == 0))
+            && !hasPrefixHash
+            && !hasTokenIds;
     if (deadline == Long.MAX_VALUE && willTokenize) {
       deadline = start + DEFAULT_TOKENIZE_TIMEOUT_NANOS;
     }
@@ -268,7 +268,8 @@ public final class LookupRouteHandler {
     if (belowMinPrefix && (outcome == Outcome.PREFIX_MATCH || outcome == Outcome.TENANT_HOT)) {
       outcome = Outcome.NONE;
     }
-    if (outcome == Outcome.PREFIX_MATCH && r.retainMatchedAtLeast(policy.minimumMatchedTokens()) == 0) {
+    if (outcome == Outcome.PREFIX_MATCH
+        && r.retainMatchedAtLeast(policy.minimumMatchedTokens()) == 0) {
       outcome = Outcome.NONE;
     }
     if (outcome == Outcome.PREFIX_MATCH) {

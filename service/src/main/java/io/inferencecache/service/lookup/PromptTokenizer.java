@@ -6,9 +6,7 @@ package io.inferencecache.service.lookup;
  * tokenized. Implementations must be thread-safe.
  */
 public interface PromptTokenizer {
-  /**
-   * Whether a tokenizer is loaded for {@code modelId}.
-   */
+  /** Whether a tokenizer is loaded for {@code modelId}. */
   boolean supports(String modelId);
 
   /**

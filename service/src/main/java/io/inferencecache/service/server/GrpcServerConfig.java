@@ -1,0 +1,535 @@
+package io.inferencecache.service.server;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of the gRPC listener: bind address, executor bounds, inbound limits, keepalive policy,
+ * drain timeout and optional server TLS.
+ *
+ * <p>Every setting has a {@code *_DEFAULT} constant (the upstream value where upstream has one) and
+ * a setter on {@link Builder}. {@link Builder#build()} validates everything once, before any
+ * thread, socket or file is touched, and throws {@link IllegalArgumentException} naming the
+ * offending setting (its command-line flag where one exists), or {@link TlsConfigException} of kind
+ * {@link TlsConfigException.Kind#PARTIAL} when exactly one of the TLS files is given. The TLS files
+ * themselves are read later, by {@link GrpcServer}.
+ *
+ * <p>Instances are immutable and thread-safe. Builders are not thread-safe.
+ */
+public final class GrpcServerConfig {
+  /** Flag name of the bind address, used in error messages. */
+  public static final String BIND_ADDRESS_FLAG = "--grpc-bind-address";
+
+  /** Flag name of the certificate file, used in error messages. */
+  public static final String TLS_CERT_FILE_FLAG = "--tls-cert-file";
+
+  /** Flag name of the private key file, used in error messages. */
+  public static final String TLS_KEY_FILE_FLAG = "--tls-key-file";
+
+  /** Upstream's default: every interface, port 9090. */
+  public static final String BIND_ADDRESS_DEFAULT = ":9090";
+
+  /** Threads that run RPC handlers: {@code max(2, available processors)}. */
+  public static final int EXECUTOR_THREADS_DEFAULT =
+      Math.max(2, Runtime.getRuntime().availableProcessors());
+
+  /** Upper bound of {@link Builder#executorThreads(int)}. */
+  public static final int EXECUTOR_THREADS_MAX = 1024;
+
+  /**
+   * Handler tasks that may wait for a free executor thread; beyond that new calls are rejected (see
+   * {@link GrpcServer}).
+   */
+  public static final int EXECUTOR_QUEUE_CAPACITY_DEFAULT = 1024;
+
+  /** Upper bound of {@link Builder#executorQueueCapacity(int)}. */
+  public static final int EXECUTOR_QUEUE_CAPACITY_MAX = 1 << 20;
+
+  /** Netty event-loop (I/O) threads: {@code max(1, available processors)}. */
+  public static final int EVENT_LOOP_THREADS_DEFAULT =
+      Math.max(1, Runtime.getRuntime().availableProcessors());
+
+  /** Upstream's (grpc-go's) default receive limit: 4 MiB. */
+  public static final int MAX_INBOUND_MESSAGE_SIZE_DEFAULT = 4 * 1024 * 1024;
+
+  /** Limit on the size of received headers and trailers: 8 KiB (gRPC's default). */
+  public static final int MAX_INBOUND_METADATA_SIZE_DEFAULT = 8 * 1024;
+
+  /** Time without reads after which the server pings the client: 2 h (gRPC's default). */
+  public static final Duration KEEP_ALIVE_TIME_DEFAULT = Duration.ofHours(2);
+
+  /** Time to wait for a keepalive ping's ack before closing the connection: 20 s. */
+  public static final Duration KEEP_ALIVE_TIMEOUT_DEFAULT = Duration.ofSeconds(20);
+
+  /**
+   * Most frequent client keepalive ping the server tolerates while calls are active: 10 s. Clients
+   * that ping faster get GOAWAY {@code ENHANCE_YOUR_CALM} ("too_many_pings") after a few strikes.
+   */
+  public static final Duration PERMIT_KEEP_ALIVE_TIME_DEFAULT = Duration.ofSeconds(10);
+
+  /**
+   * Pings on a connection without active calls are not permitted (at most one per 2 h counts as
+   * acceptable), so an idle ping flood is answered with GOAWAY.
+   */
+  public static final boolean PERMIT_KEEP_ALIVE_WITHOUT_CALLS_DEFAULT = false;
+
+  /** Idle connections are closed after this long; {@link Duration#ZERO} disables it (default). */
+  public static final Duration MAX_CONNECTION_IDLE_DEFAULT = Duration.ZERO;
+
+  /**
+   * HTTP/2 {@code MAX_CONCURRENT_STREAMS} advertised per connection. Calls beyond it wait on the
+   * client for a free stream; they are not failed.
+   */
+  public static final int MAX_CONCURRENT_CALLS_PER_CONNECTION_DEFAULT = 1024;
+
+  /** How long {@link GrpcServer#close()} lets in-flight calls finish: 5 s (upstream's). */
+  public static final Duration SHUTDOWN_DRAIN_TIMEOUT_DEFAULT = Duration.ofSeconds(5);
+
+  /** Empty: plaintext. */
+  public static final String TLS_CERT_FILE_DEFAULT = "";
+
+  /** Empty: plaintext. */
+  public static final String TLS_KEY_FILE_DEFAULT = "";
+
+  /** Exact message for a TLS pair given by halves (the application maps it to exit code 2). */
+  public static final String TLS_PARTIAL_MESSAGE =
+      TLS_CERT_FILE_FLAG + " and " + TLS_KEY_FILE_FLAG + " must both be set or both be empty";
+
+  private final BindAddress bindAddress;
+  private final int executorThreads;
+  private final int executorQueueCapacity;
+  private final int eventLoopThreads;
+  private final int maxInboundMessageSize;
+  private final int maxInboundMetadataSize;
+  private final Duration keepAliveTime;
+  private final Duration keepAliveTimeout;
+  private final Duration permitKeepAliveTime;
+  private final boolean permitKeepAliveWithoutCalls;
+  private final Duration maxConnectionIdle;
+  private final int maxConcurrentCallsPerConnection;
+  private final Duration shutdownDrainTimeout;
+  private final String tlsCertFile;
+  private final String tlsKeyFile;
+
+  private GrpcServerConfig(final Builder b) {
+    this.bindAddress = b.bindAddress;
+    this.executorThreads = b.executorThreads;
+    this.executorQueueCapacity = b.executorQueueCapacity;
+    this.eventLoopThreads = b.eventLoopThreads;
+    this.maxInboundMessageSize = b.maxInboundMessageSize;
+    this.maxInboundMetadataSize = b.maxInboundMetadataSize;
+    this.keepAliveTime = b.keepAliveTime;
+    this.keepAliveTimeout = b.keepAliveTimeout;
+    this.permitKeepAliveTime = b.permitKeepAliveTime;
+    this.permitKeepAliveWithoutCalls = b.permitKeepAliveWithoutCalls;
+    this.maxConnectionIdle = b.maxConnectionIdle;
+    this.maxConcurrentCallsPerConnection = b.maxConcurrentCallsPerConnection;
+    this.shutdownDrainTimeout = b.shutdownDrainTimeout;
+    this.tlsCertFile = b.tlsCertFile;
+    this.tlsKeyFile = b.tlsKeyFile;
+  }
+
+  /** A builder holding every {@code *_DEFAULT}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Every setting at its default. */
+  public static GrpcServerConfig defaults() {
+    return builder().build();
+  }
+
+  /** Where the listener binds. */
+  public BindAddress bindAddress() {
+    return bindAddress;
+  }
+
+  /** Fixed number of handler threads. */
+  public int executorThreads() {
+    return executorThreads;
+  }
+
+  /** Bound of the handler task queue. */
+  public int executorQueueCapacity() {
+    return executorQueueCapacity;
+  }
+
+  /** Netty I/O threads. */
+  public int eventLoopThreads() {
+    return eventLoopThreads;
+  }
+
+  /** Largest accepted request message, in bytes (larger: {@code RESOURCE_EXHAUSTED}). */
+  public int maxInboundMessageSize() {
+    return maxInboundMessageSize;
+  }
+
+  /** Largest accepted request metadata, in bytes. */
+  public int maxInboundMetadataSize() {
+    return maxInboundMetadataSize;
+  }
+
+  /** Server keepalive ping interval. */
+  public Duration keepAliveTime() {
+    return keepAliveTime;
+  }
+
+  /** Server keepalive ack timeout. */
+  public Duration keepAliveTimeout() {
+    return keepAliveTimeout;
+  }
+
+  /** Most frequent client ping tolerated. */
+  public Duration permitKeepAliveTime() {
+    return permitKeepAliveTime;
+  }
+
+  /** Whether client pings are tolerated on a connection without calls. */
+  public boolean permitKeepAliveWithoutCalls() {
+    return permitKeepAliveWithoutCalls;
+  }
+
+  /** Idle timeout of a connection; zero = never. */
+  public Duration maxConnectionIdle() {
+    return maxConnectionIdle;
+  }
+
+  /** HTTP/2 concurrent-stream limit per connection. */
+  public int maxConcurrentCallsPerConnection() {
+    return maxConcurrentCallsPerConnection;
+  }
+
+  /** Graceful-shutdown budget for in-flight calls. */
+  public Duration shutdownDrainTimeout() {
+    return shutdownDrainTimeout;
+  }
+
+  /** PEM certificate chain file; empty when TLS is off. */
+  public String tlsCertFile() {
+    return tlsCertFile;
+  }
+
+  /** PEM private key file; empty when TLS is off. */
+  public String tlsKeyFile() {
+    return tlsKeyFile;
+  }
+
+  /** True when both TLS files are set. */
+  public boolean tlsEnabled() {
+    return !tlsCertFile.isEmpty();
+  }
+
+  @Override
+  public String toString() {
+    return "GrpcServerConfig{bindAddress="
+        + bindAddress
+        + ", executorThreads="
+        + executorThreads
+        + ", executorQueueCapacity="
+        + executorQueueCapacity
+        + ", eventLoopThreads="
+        + eventLoopThreads
+        + ", maxInboundMessageSize="
+        + maxInboundMessageSize
+        + ", maxInboundMetadataSize="
+        + maxInboundMetadataSize
+        + ", keepAliveTime="
+        + keepAliveTime
+        + ", keepAliveTimeout="
+        + keepAliveTimeout
+        + ", permitKeepAliveTime="
+        + permitKeepAliveTime
+        + ", permitKeepAliveWithoutCalls="
+        + permitKeepAliveWithoutCalls
+        + ", maxConnectionIdle="
+        + maxConnectionIdle
+        + ", maxConcurrentCallsPerConnection="
+        + maxConcurrentCallsPerConnection
+        + ", shutdownDrainTimeout="
+        + shutdownDrainTimeout
+        + ", tlsCertFile='"
+        + tlsCertFile
+        + "', tlsKeyFile='"
+        + tlsKeyFile
+        + "'}";
+  }
+
+  /**
+   * A parsed {@code host:port}. An empty host means every interface; the host is otherwise a name,
+   * an IPv4 literal or an IPv6 literal (given in brackets, stored without).
+   */
+  public record BindAddress(String host, int port) {
+    /** Validates the parts; use {@link #parse(String, String)} for text. */
+    public BindAddress {
+      Objects.requireNonNull(host, "host");
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port out of range 0..65535: " + port);
+      }
+    }
+
+    /** True when the host is empty: bind every interface. */
+    public boolean wildcard() {
+      return host.isEmpty();
+    }
+
+    /**
+     * Parses {@code host:port}, {@code :port} or {@code [ipv6]:port} (Go's {@code
+     * net.SplitHostPort} forms with a numeric port 0–65535).
+     *
+     * @param setting name of the setting being parsed, named in the error message
+     * @param text the value
+     * @throws IllegalArgumentException naming {@code setting} and the value, and what is wrong
+     */
+    public static BindAddress parse(final String setting, final String text) {
+      Objects.requireNonNull(setting, "setting");
+      if (text == null || text.isEmpty()) {
+        throw invalid(setting, text, "empty; expected host:port or :port");
+      }
+      for (int i = 0; i < text.length(); i++) {
+        final char c = text.charAt(i);
+        if (Character.isWhitespace(c) || Character.isISOControl(c)) {
+          throw invalid(setting, text, "contains whitespace or control characters");
+        }
+      }
+      final String host;
+      final String portText;
+      if (text.charAt(0) == '[') {
+        final int close = text.indexOf(']');
+        if (close < 0) {
+          throw invalid(setting, text, "missing ']' in IPv6 address");
+        }
+        if (close + 1 >= text.length() || text.charAt(close + 1) != ':') {
+          throw invalid(setting, text, "missing port; expected [ipv6]:port");
+        }
+        host = text.substring(1, close);
+        if (host.isEmpty() || host.indexOf(':') < 0) {
+          throw invalid(setting, text, "brackets must enclose an IPv6 address");
+        }
+        if (host.indexOf('[') >= 0 || host.indexOf(']') >= 0) {
+          throw invalid(setting, text, "unexpected bracket in host");
+        }
+        portText = text.substring(close + 2);
+      } else {
+        final int colon = text.lastIndexOf(':');
+        if (colon < 0) {
+          throw invalid(setting, text, "missing port; expected host:port or :port");
+        }
+        host = text.substring(0, colon);
+        if (host.indexOf(':') >= 0) {
+          throw invalid(setting, text, "too many colons; write an IPv6 address as [ipv6]:port");
+        }
+        if (host.indexOf('[') >= 0 || host.indexOf(']') >= 0) {
+          throw invalid(setting, text, "unexpected bracket in host");
+        }
+        portText = text.substring(colon + 1);
+      }
+      return new BindAddress(host, parsePort(setting, text, portText));
+    }
+
+    private static int parsePort(final String setting, final String text, final String portText) {
+      if (portText.isEmpty()) {
+        throw invalid(setting, text, "missing port; expected host:port or :port");
+      }
+      if (portText.length() > 5) {
+        throw invalid(setting, text, "port must be a number 0..65535");
+      }
+      int port = 0;
+      for (int i = 0; i < portText.length(); i++) {
+        final char c = portText.charAt(i);
+        if (c < '0' || c > '9') {
+          throw invalid(setting, text, "port must be a number 0..65535");
+        }
+        port = port * 10 + (c - '0');
+      }
+      if (port > 65535) {
+        throw invalid(setting, text, "port must be a number 0..65535");
+      }
+      return port;
+    }
+
+    private static IllegalArgumentException invalid(
+        final String setting, final String text, final String why) {
+      return new IllegalArgumentException(
+          setting + ": invalid address \"" + (text == null ? "" : text) + "\": " + why);
+    }
+
+    /** {@code host:port}, with IPv6 hosts in brackets; {@code :port} for every interface. */
+    @Override
+    public String toString() {
+      return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    }
+  }
+
+  /**
+   * Mutable collector of settings; {@link #build()} validates. Not thread-safe. Setters accept any
+   * value; range checks happen in {@link #build()} so that every error names its setting.
+   */
+  public static final class Builder {
+    private BindAddress bindAddress = BindAddress.parse(BIND_ADDRESS_FLAG, BIND_ADDRESS_DEFAULT);
+    private int executorThreads = EXECUTOR_THREADS_DEFAULT;
+    private int executorQueueCapacity = EXECUTOR_QUEUE_CAPACITY_DEFAULT;
+    private int eventLoopThreads = EVENT_LOOP_THREADS_DEFAULT;
+    private int maxInboundMessageSize = MAX_INBOUND_MESSAGE_SIZE_DEFAULT;
+    private int maxInboundMetadataSize = MAX_INBOUND_METADATA_SIZE_DEFAULT;
+    private Duration keepAliveTime = KEEP_ALIVE_TIME_DEFAULT;
+    private Duration keepAliveTimeout = KEEP_ALIVE_TIMEOUT_DEFAULT;
+    private Duration permitKeepAliveTime = PERMIT_KEEP_ALIVE_TIME_DEFAULT;
+    private boolean permitKeepAliveWithoutCalls = PERMIT_KEEP_ALIVE_WITHOUT_CALLS_DEFAULT;
+    private Duration maxConnectionIdle = MAX_CONNECTION_IDLE_DEFAULT;
+    private int maxConcurrentCallsPerConnection = MAX_CONCURRENT_CALLS_PER_CONNECTION_DEFAULT;
+    private Duration shutdownDrainTimeout = SHUTDOWN_DRAIN_TIMEOUT_DEFAULT;
+    private String tlsCertFile = TLS_CERT_FILE_DEFAULT;
+    private String tlsKeyFile = TLS_KEY_FILE_DEFAULT;
+
+    private Builder() {}
+
+    /**
+     * Parses and sets the bind address ({@code host:port} or {@code :port}).
+     *
+     * @throws IllegalArgumentException naming {@value #BIND_ADDRESS_FLAG} when the text is invalid
+     */
+    public Builder bindAddress(final String hostPort) {
+      this.bindAddress = BindAddress.parse(BIND_ADDRESS_FLAG, hostPort);
+      return this;
+    }
+
+    /** Sets the bind address. */
+    public Builder bindAddress(final BindAddress address) {
+      this.bindAddress = Objects.requireNonNull(address, "address");
+      return this;
+    }
+
+    /** Handler threads, 1..{@value #EXECUTOR_THREADS_MAX}. */
+    public Builder executorThreads(final int threads) {
+      this.executorThreads = threads;
+      return this;
+    }
+
+    /** Handler task queue bound, 1..{@value #EXECUTOR_QUEUE_CAPACITY_MAX}. */
+    public Builder executorQueueCapacity(final int capacity) {
+      this.executorQueueCapacity = capacity;
+      return this;
+    }
+
+    /** Netty I/O threads, 1..{@value #EXECUTOR_THREADS_MAX}. */
+    public Builder eventLoopThreads(final int threads) {
+      this.eventLoopThreads = threads;
+      return this;
+    }
+
+    /** Largest accepted request message in bytes, positive. */
+    public Builder maxInboundMessageSize(final int bytes) {
+      this.maxInboundMessageSize = bytes;
+      return this;
+    }
+
+    /** Largest accepted request metadata in bytes, positive. */
+    public Builder maxInboundMetadataSize(final int bytes) {
+      this.maxInboundMetadataSize = bytes;
+      return this;
+    }
+
+    /** Server keepalive ping interval, positive. */
+    public Builder keepAliveTime(final Duration time) {
+      this.keepAliveTime = time;
+      return this;
+    }
+
+    /** Server keepalive ack timeout, positive. */
+    public Builder keepAliveTimeout(final Duration timeout) {
+      this.keepAliveTimeout = timeout;
+      return this;
+    }
+
+    /** Most frequent client ping tolerated, zero or positive. */
+    public Builder permitKeepAliveTime(final Duration time) {
+      this.permitKeepAliveTime = time;
+      return this;
+    }
+
+    /** Whether client pings are tolerated without active calls. */
+    public Builder permitKeepAliveWithoutCalls(final boolean permit) {
+      this.permitKeepAliveWithoutCalls = permit;
+      return this;
+    }
+
+    /** Idle timeout of a connection; zero disables it. */
+    public Builder maxConnectionIdle(final Duration idle) {
+      this.maxConnectionIdle = idle;
+      return this;
+    }
+
+    /** HTTP/2 concurrent-stream limit per connection, positive. */
+    public Builder maxConcurrentCallsPerConnection(final int calls) {
+      this.maxConcurrentCallsPerConnection = calls;
+      return this;
+    }
+
+    /** Graceful-shutdown budget, zero or positive. */
+    public Builder shutdownDrainTimeout(final Duration timeout) {
+      this.shutdownDrainTimeout = timeout;
+      return this;
+    }
+
+    /** PEM certificate chain file; empty for plaintext. Must be set together with the key. */
+    public Builder tlsCertFile(final String path) {
+      this.tlsCertFile = path;
+      return this;
+    }
+
+    /** PEM private key file (PKCS#8, PKCS#1 RSA or SEC1 EC, unencrypted); empty for plaintext. */
+    public Builder tlsKeyFile(final String path) {
+      this.tlsKeyFile = path;
+      return this;
+    }
+
+    /**
+     * Validates every setting and returns the immutable config.
+     *
+     * @throws TlsConfigException of kind {@link TlsConfigException.Kind#PARTIAL} with message
+     *     {@link #TLS_PARTIAL_MESSAGE} when exactly one TLS file is set
+     * @throws IllegalArgumentException naming the setting when any other value is out of range
+     */
+    public GrpcServerConfig build() {
+      Objects.requireNonNull(bindAddress, "bindAddress");
+      requireRange("executorThreads", executorThreads, 1, EXECUTOR_THREADS_MAX);
+      requireRange("executorQueueCapacity", executorQueueCapacity, 1, EXECUTOR_QUEUE_CAPACITY_MAX);
+      requireRange("eventLoopThreads", eventLoopThreads, 1, EXECUTOR_THREADS_MAX);
+      requireRange("maxInboundMessageSize", maxInboundMessageSize, 1, Integer.MAX_VALUE);
+      requireRange("maxInboundMetadataSize", maxInboundMetadataSize, 1, Integer.MAX_VALUE);
+      requireRange(
+          "maxConcurrentCallsPerConnection", maxConcurrentCallsPerConnection, 1, Integer.MAX_VALUE);
+      requirePositive("keepAliveTime", keepAliveTime);
+      requirePositive("keepAliveTimeout", keepAliveTimeout);
+      requireNotNegative("permitKeepAliveTime", permitKeepAliveTime);
+      requireNotNegative("maxConnectionIdle", maxConnectionIdle);
+      requireNotNegative("shutdownDrainTimeout", shutdownDrainTimeout);
+      final String cert = Objects.requireNonNull(tlsCertFile, TLS_CERT_FILE_FLAG);
+      final String key = Objects.requireNonNull(tlsKeyFile, TLS_KEY_FILE_FLAG);
+      if (cert.isEmpty() != key.isEmpty()) {
+        throw new TlsConfigException(TlsConfigException.Kind.PARTIAL, TLS_PARTIAL_MESSAGE, null);
+      }
+      return new GrpcServerConfig(this);
+    }
+
+    private static void requireRange(
+        final String setting, final int value, final int min, final int max) {
+      if (value < min || value > max) {
+        throw new IllegalArgumentException(
+            setting + ": must be in " + min + ".." + max + ", was " + value);
+      }
+    }
+
+    private static void requirePositive(final String setting, final Duration value) {
+      if (value == null || value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(setting + ": must be positive, was " + value);
+      }
+    }
+
+    private static void requireNotNegative(final String setting, final Duration value) {
+      if (value == null || value.isNegative()) {
+        throw new IllegalArgumentException(setting + ": must not be negative, was " + value);
+      }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package io.inferencecache.service.subscriber;
+
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** An {@link UpdateSink} that records every call in order; thread-safe. Can be told to fail. */
+final class RecordingSink implements UpdateSink {
+  record Eviction(byte[] prefixHash, String adapterId, long timestampMicros) {}
+
+  record Stats(StatsSample sample, long timestampMicros) {}
+
+  final List<SubscriberUpdate> updates = new CopyOnWriteArrayList<>();
+  final List<Eviction> evictions = new CopyOnWriteArrayList<>();
+  final List<Long> clears = new CopyOnWriteArrayList<>();
+  final List<Stats> stats = new CopyOnWriteArrayList<>();
+
+  /** Every call in order: "report:n", "evict:hex", "clear", "stats". */
+  final List<String> calls = new CopyOnWriteArrayList<>();
+
+  final AtomicBoolean failing = new AtomicBoolean();
+
+  private void maybeFail() {
+    if (failing.get()) {
+      throw new IllegalStateException("sink unavailable");
+    }
+  }
+
+  @Override
+  public void report(final SubscriberUpdate update) {
+    maybeFail();
+    updates.add(update);
+    calls.add("report:" + update.prefixes().size());
+  }
+
+  @Override
+  public void prefixEvicted(
+      final byte[] prefixHash, final String adapterId, final long timestampMicros) {
+    maybeFail();
+    evictions.add(new Eviction(prefixHash, adapterId, timestampMicros));
+    calls.add("evict:" + HexFormat.of().formatHex(prefixHash));
+  }
+
+  @Override
+  public void allCleared(final long timestampMicros) {
+    maybeFail();
+    clears.add(timestampMicros);
+    calls.add("clear");
+  }
+
+  @Override
+  public void stats(final StatsSample sample, final long timestampMicros) {
+    maybeFail();
+    stats.add(new Stats(sample, timestampMicros));
+    calls.add("stats");
+  }
+
+  /** Every prefix reported, in order. */
+  List<PrefixRecord> allPrefixes() {
+    final List<PrefixRecord> out = new ArrayList<>();
+    for (final SubscriberUpdate u : updates) {
+      out.addAll(u.prefixes());
+    }
+    return out;
+  }
+}
