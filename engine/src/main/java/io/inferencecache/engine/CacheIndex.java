@@ -123,8 +123,38 @@ public final class CacheIndex implements AutoCloseable {
   public static CacheIndex open(final IndexConfig config) {
     config.conclude();
     final CacheIndex index = new CacheIndex(config);
-    index.openStorage();
-    return index;
+    try {
+      index.openStorage();
+      return index;
+    } catch (CorruptIndexException e) {
+      // Set the unusable file aside and start over on a fresh object: nothing of the failed
+      // attempt (dictionary, partitions, counts) survives.
+      final File file = config.persistenceFile();
+      final String aside = file.getPath() + ".corrupt-" + System.currentTimeMillis();
+      LOG.error(
+          "event=index_set_aside file={} moved_to={} reason=\"{}\": starting with an empty index",
+          file,
+          aside,
+          String.valueOf(e.getCause()));
+      moveAside(file, new File(aside));
+      moveAside(new File(file.getPath() + ".counters"), new File(aside + ".counters"));
+      final CacheIndex fresh = new CacheIndex(config);
+      try {
+        fresh.openStorage();
+      } catch (CorruptIndexException again) {
+        throw new IllegalStateException("cannot create index file " + file, again.getCause());
+      }
+      return fresh;
+    }
+  }
+
+  /** An existing index file that cannot be used as it is. */
+  private static final class CorruptIndexException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    CorruptIndexException(final Throwable cause) {
+      super(cause);
+    }
   }
 
   private int arenaCapacity() {
@@ -133,7 +163,7 @@ public final class CacheIndex implements AutoCloseable {
         Math.min(Integer.MAX_VALUE - 1L, max + Math.max(1024, max / 8) + config.reservedCapacity());
   }
 
-  private void openStorage() {
+  private void openStorage() throws CorruptIndexException {
     if (file == null) {
       main =
           PrefixStore.inMemory(
@@ -151,21 +181,11 @@ public final class CacheIndex implements AutoCloseable {
     try {
       openPersisted(counters, existed, unclean);
     } catch (IOException | RuntimeException | Error e) {
-      closeQuietly();
-      final String aside = file.getPath() + ".corrupt-" + System.currentTimeMillis();
-      LOG.error(
-          "event=index_set_aside file={} moved_to={} reason=\"{}\": starting with an empty index",
-          file,
-          aside,
-          String.valueOf(e));
-      moveAside(file, new File(aside));
-      moveAside(counters, new File(aside + ".counters"));
-      resetState();
-      try {
-        openPersisted(counters, false, false);
-      } catch (IOException ex) {
-        throw new IllegalStateException("cannot create index file " + file, ex);
+      if (e instanceof VirtualMachineError vme && !(e instanceof StackOverflowError)) {
+        throw vme;
       }
+      closeQuietly();
+      throw new CorruptIndexException(e);
     }
     try {
       Files.writeString(marker.toPath(), "open\n");
@@ -242,21 +262,13 @@ public final class CacheIndex implements AutoCloseable {
     } catch (RuntimeException ignored) {
       // already failing
     }
+    try {
+      reserved.close();
+    } catch (RuntimeException ignored) {
+      // already failing
+    }
     main = null;
     arena = null;
-  }
-
-  private void resetState() {
-    // The dictionary keeps its strings (ids stay valid for the policy store); every count and
-    // partition is rebuilt from nothing.
-    totalEntries.add(-totalEntries.get());
-    reservedEntries.add(-reservedEntries.get());
-    totalKeys.add(-totalKeys.get());
-    persistedStrings = 0;
-    persistedPartitions = 0;
-    if (partitionIds.size() > 0 || tmIds.size() > 0) {
-      throw new IllegalStateException("index state was partially rebuilt; cannot reset");
-    }
   }
 
   // ---------------------------------------------------------------------------------------------
