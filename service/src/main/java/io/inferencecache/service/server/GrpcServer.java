@@ -1,9 +1,14 @@
 package io.inferencecache.service.server;
 
 import io.grpc.BindableService;
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallExecutorSupplier;
+import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyServerBuilder;
@@ -21,6 +26,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -32,9 +38,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -44,10 +49,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The gRPC listener: grpc-netty on Netty's native epoll transport when available (NIO otherwise), a
- * bounded handler executor, the inbound and keepalive limits of {@link GrpcServerConfig}, optional
- * server TLS with certificate reload, {@code grpc.health.v1.Health} (overall service {@code ""}
- * SERVING from construction on, never flipped) and server reflection (v1 and v1alpha), plus
- * whatever services and interceptors the caller registers.
+ * fixed handler pool that sheds new calls when saturated, the inbound and keepalive limits of
+ * {@link GrpcServerConfig}, optional server TLS with certificate reload, {@code
+ * grpc.health.v1.Health} (overall service {@code ""} SERVING from construction on, never flipped)
+ * and server reflection (v1 and v1alpha), plus whatever services and interceptors the caller
+ * registers.
  *
  * <h2>Lifecycle</h2>
  *
@@ -58,16 +64,21 @@ import org.slf4j.LoggerFactory;
  * what is left and releases every thread. {@code close()} is idempotent and may be called without
  * {@code start()}.
  *
- * <h2>Overload</h2>
+ * <h2>Threads and overload</h2>
  *
- * Handlers run on {@link GrpcServerConfig#executorThreads()} fixed threads fed by a queue of {@link
- * GrpcServerConfig#executorQueueCapacity()} tasks. gRPC serializes each call's callbacks, so a call
- * holds at most one queue slot at a time. When every thread is busy and the queue is full, the
- * executor rejects at once instead of queueing: grpc-netty then resets that HTTP/2 stream
- * (RST_STREAM), the client sees the call fail immediately (grpc-java reports {@code INTERNAL}; the
- * call never reached a handler), the connection and other calls are unaffected, and {@link
- * #rejectedTasks()} counts it. A callback of an already running call that is rejected likewise
- * fails only that call.
+ * RPC handlers run on {@link GrpcServerConfig#executorThreads()} fixed daemon threads. Admission is
+ * decided per call, on the Netty event loop, as soon as its headers arrive: if {@link
+ * GrpcServerConfig#executorQueueCapacity()} or more handler tasks are already waiting for a thread,
+ * the new call is refused at once with {@code RESOURCE_EXHAUSTED} ("server overloaded") without
+ * ever being queued or reaching an interceptor or handler, and {@link #rejectedCalls()} counts it.
+ * Calls already admitted are never refused: their later callbacks (messages, half-close,
+ * cancellation) always queue, so overload sheds new work instead of breaking work in progress. The
+ * queue is therefore a linked queue without a hard bound, yet bounded in practice: gRPC runs each
+ * call's callbacks one at a time, so a call holds at most one queued task, and new calls stop being
+ * admitted once {@code executorQueueCapacity} tasks wait.
+ *
+ * <p>Method lookup, the admission decision and, for cancelled calls, the cancellation of the call's
+ * {@link io.grpc.Context} run inline on the event loop; all are cheap and never block.
  *
  * <p>Thread-safe: every method may be called from any thread.
  */
@@ -76,6 +87,16 @@ public final class GrpcServer implements AutoCloseable {
 
   /** After {@code shutdownNow()}, how long to wait for cancelled calls and threads to finish. */
   private static final Duration ABORT_GRACE = Duration.ofSeconds(2);
+
+  /** Status of a call refused because the handler queue is full. */
+  static final Status OVERLOADED =
+      Status.RESOURCE_EXHAUSTED.withDescription("server overloaded: handler queue full");
+
+  /** Server-internal mark on a refused call's headers; removed from client-sent headers. */
+  private static final Metadata.Key<String> SHED_MARK =
+      Metadata.Key.of("x-inferencecache-internal-shed", Metadata.ASCII_STRING_MARSHALLER);
+
+  private static final Executor INLINE = Runnable::run;
 
   /** Names of the services {@link GrpcServer} registers itself. */
   private static final Set<String> BUILT_IN_SERVICES =
@@ -92,7 +113,7 @@ public final class GrpcServer implements AutoCloseable {
   private final String transport;
   private final ReloadingKeyManager keyManager;
   private final HealthStatusManager health;
-  private final LongAdder rejectedTasks = new LongAdder();
+  private final LongAdder rejectedCalls = new LongAdder();
   private final Object lifecycle = new Object();
 
   private boolean started; // guarded by lifecycle
@@ -135,9 +156,8 @@ public final class GrpcServer implements AutoCloseable {
             config.executorThreads(),
             0L,
             TimeUnit.MILLISECONDS,
-            new ArrayBlockingQueue<>(config.executorQueueCapacity()),
-            new DefaultThreadFactory("inferencecache-grpc-handler", true),
-            new RejectFast());
+            new LinkedBlockingQueue<>(),
+            new DefaultThreadFactory("inferencecache-grpc-handler", true));
     try {
       this.server = nettyServer(b, address, channelType, sslContext);
     } catch (RuntimeException e) {
@@ -158,7 +178,8 @@ public final class GrpcServer implements AutoCloseable {
             .channelType(channelType)
             .bossEventLoopGroup(bossGroup)
             .workerEventLoopGroup(workerGroup)
-            .executor(executor)
+            .directExecutor() // only method lookup and admission; see the class comment
+            .callExecutor(new Admission())
             .maxInboundMessageSize(config.maxInboundMessageSize())
             .maxInboundMetadataSize(config.maxInboundMetadataSize())
             .keepAliveTime(nanos(config.keepAliveTime()), TimeUnit.NANOSECONDS)
@@ -181,6 +202,8 @@ public final class GrpcServer implements AutoCloseable {
     for (final ServerInterceptor interceptor : b.interceptors) {
       nb.intercept(interceptor);
     }
+    // Added last so that it runs first, before any caller interceptor sees a refused call.
+    nb.intercept(new Shed());
     return nb.build();
   }
 
@@ -258,9 +281,9 @@ public final class GrpcServer implements AutoCloseable {
     return config;
   }
 
-  /** Handler tasks rejected because every executor thread was busy and the queue full. */
-  public long rejectedTasks() {
-    return rejectedTasks.sum();
+  /** Calls refused with {@code RESOURCE_EXHAUSTED} because the handler queue was full. */
+  public long rejectedCalls() {
+    return rejectedCalls.sum();
   }
 
   /**
@@ -305,16 +328,27 @@ public final class GrpcServer implements AutoCloseable {
       interrupted = true;
       server.shutdownNow();
     }
+    // Handlers next (interrupting any still running once the grace is over), event loops last so
+    // that late writes from handlers find them alive.
     executor.shutdown();
-    final var bossDone =
-        bossGroup.shutdownGracefully(0, ABORT_GRACE.toMillis(), TimeUnit.MILLISECONDS);
-    final var workerDone =
-        workerGroup.shutdownGracefully(0, ABORT_GRACE.toMillis(), TimeUnit.MILLISECONDS);
     if (!interrupted) {
       try {
         if (!executor.awaitTermination(ABORT_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
           executor.shutdownNow();
         }
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      executor.shutdownNow();
+    }
+    final Future<?> bossDone =
+        bossGroup.shutdownGracefully(0, ABORT_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    final Future<?> workerDone =
+        workerGroup.shutdownGracefully(0, ABORT_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    if (!interrupted) {
+      try {
         bossDone.await(ABORT_GRACE.toMillis() * 2);
         workerDone.await(ABORT_GRACE.toMillis() * 2);
       } catch (InterruptedException e) {
@@ -322,24 +356,36 @@ public final class GrpcServer implements AutoCloseable {
       }
     }
     if (interrupted) {
-      executor.shutdownNow();
       Thread.currentThread().interrupt();
     }
     LOG.info("graceful_shutdown_done");
   }
 
-  private final class RejectFast implements RejectedExecutionHandler {
+  /** Picks the handler executor per call, or refuses the call when the queue is full. */
+  private final class Admission implements ServerCallExecutorSupplier {
     @Override
-    public void rejectedExecution(final Runnable task, final ThreadPoolExecutor pool) {
-      rejectedTasks.increment();
-      throw new RejectedExecutionException(
-          pool.isShutdown()
-              ? "gRPC handler executor is shut down"
-              : "gRPC handler executor saturated: "
-                  + pool.getMaximumPoolSize()
-                  + " threads busy and "
-                  + config.executorQueueCapacity()
-                  + " tasks queued");
+    public <Q, R> Executor getExecutor(final ServerCall<Q, R> call, final Metadata headers) {
+      headers.discardAll(SHED_MARK);
+      if (executor.getQueue().size() >= config.executorQueueCapacity()) {
+        rejectedCalls.increment();
+        headers.put(SHED_MARK, "1");
+        return INLINE; // Shed closes the call at once; nothing of it reaches the handler pool.
+      }
+      return executor;
+    }
+  }
+
+  /** Closes the calls {@link Admission} refused, before any other interceptor or handler. */
+  private static final class Shed implements ServerInterceptor {
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+        final ServerCall<Q, R> call, final Metadata headers, final ServerCallHandler<Q, R> next) {
+      if (!headers.containsKey(SHED_MARK)) {
+        return next.startCall(call, headers);
+      }
+      headers.discardAll(SHED_MARK);
+      call.close(OVERLOADED, new Metadata());
+      return new ServerCall.Listener<>() {};
     }
   }
 

@@ -37,8 +37,8 @@ public final class GrpcServerConfig {
   public static final int EXECUTOR_THREADS_MAX = 1024;
 
   /**
-   * Handler tasks that may wait for a free executor thread; beyond that new calls are rejected (see
-   * {@link GrpcServer}).
+   * Handler tasks that may wait for a free executor thread; while that many wait, new calls are
+   * refused at once with {@code RESOURCE_EXHAUSTED} (see {@link GrpcServer}).
    */
   public static final int EXECUTOR_QUEUE_CAPACITY_DEFAULT = 1024;
 
@@ -149,7 +149,7 @@ public final class GrpcServerConfig {
     return executorThreads;
   }
 
-  /** Bound of the handler task queue. */
+  /** Waiting handler tasks at which new calls are refused. */
   public int executorQueueCapacity() {
     return executorQueueCapacity;
   }
@@ -405,7 +405,10 @@ public final class GrpcServerConfig {
       return this;
     }
 
-    /** Handler task queue bound, 1..{@value #EXECUTOR_QUEUE_CAPACITY_MAX}. */
+    /**
+     * Waiting handler tasks at which new calls are refused, 1..{@value
+     * #EXECUTOR_QUEUE_CAPACITY_MAX}.
+     */
     public Builder executorQueueCapacity(final int capacity) {
       this.executorQueueCapacity = capacity;
       return this;
