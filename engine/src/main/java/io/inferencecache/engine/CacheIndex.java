@@ -1161,11 +1161,17 @@ public final class CacheIndex implements AutoCloseable {
     evictEntries((int) Math.min(Integer.MAX_VALUE, effective - target));
   }
 
-  /** Makes room when the arena or the map ran out mid-ingest. */
+  /**
+   * Makes room when the arena or the map ran out mid-ingest. Over the cap, only the excess goes:
+   * those are the first entries of the victim order, which the end-of-ingest cap pass would evict
+   * anyway (evicting below the cap here would drop entries that pass keeps). At or under the cap (a
+   * full map segment), 1 % of the cap goes.
+   */
   private void evictForSpace() {
     final long effective = totalEntries.get() - reservedEntries.get();
     final long max = config.maxEntries();
-    final long target = Math.max(0, Math.min(effective, max) - Math.max(1, (long) (max * 0.01)));
+    final long target =
+        effective > max ? max : Math.max(0, effective - Math.max(1, (long) (max * 0.01)));
     if (effective > target) {
       evictEntries((int) Math.min(Integer.MAX_VALUE, effective - target));
     }

@@ -5,6 +5,7 @@ import static io.inferencecache.engine.internal.HolderLayout.RECORD_BYTES;
 import java.io.Closeable;
 import java.io.File;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.RandomDataInput;
 import net.openhft.chronicle.hash.Data;
@@ -40,7 +41,10 @@ public final class PrefixStore implements Closeable {
     this.map = map;
   }
 
-  /** Builder shared by the in-memory and persisted forms. */
+  /**
+   * Builder shared by the in-memory and persisted forms; {@code entries} is the storage-entry
+   * capacity (keys × holders).
+   */
   static ChronicleMapBuilder<byte[], byte[]> builder(
       final String name,
       final long entries,
@@ -49,7 +53,8 @@ public final class PrefixStore implements Closeable {
       final boolean checksums) {
     return ChronicleMapBuilder.of(byte[].class, byte[].class)
         .name(name)
-        .entries(Math.max(entries, 1024))
+        // Chronicle sizes by keys; a key holds averageHoldersPerKey storage entries on average.
+        .entries(Math.max((long) Math.ceil(entries / Math.max(1.0, averageHoldersPerKey)), 1024))
         .averageKeySize(HolderLayout.KEY_PARTITION_BYTES + averageHashBytes)
         .averageValueSize(Math.max(1.0, averageHoldersPerKey) * RECORD_BYTES)
         .maxBloatFactor(4.0)
@@ -78,9 +83,30 @@ public final class PrefixStore implements Closeable {
       final double averageHoldersPerKey,
       final boolean recover)
       throws IOException {
+    if (file.length() > 0) {
+      requireReadyHeader(file);
+    }
     final ChronicleMapBuilder<byte[], byte[]> b =
         builder("inference-cache-prefixes", entries, averageHashBytes, averageHoldersPerKey, true);
     return new PrefixStore(recover ? b.recoverPersistedTo(file, true) : b.createPersistedTo(file));
+  }
+
+  /**
+   * Fails at once on a file whose Chronicle header is not marked ready (the little-endian size word
+   * at offset 8 must be positive). Chronicle would wait about a minute for another process to
+   * finish writing it; this file has a single owner, so an unready header is garbage or a crash
+   * during creation, and the caller sets it aside.
+   */
+  private static void requireReadyHeader(final File file) throws IOException {
+    try (RandomAccessFile raf = new RandomAccessFile(file, "r")) {
+      if (raf.length() < 12) {
+        throw new IOException("index file " + file + " is too short for a header");
+      }
+      raf.seek(8);
+      if (Integer.reverseBytes(raf.readInt()) <= 0) {
+        throw new IOException("index file " + file + " has no completed header");
+      }
+    }
   }
 
   /** Number of keys (distinct prefix keys, plus metadata records for a persisted store). */
