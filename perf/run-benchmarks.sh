@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Builds perf/target/benchmarks.jar and runs the whole suite: the JMH lookup and ingest benchmarks
+# (engine and on-heap baseline in the same run, -prof gc for allocation) and MemoryFootprint.
+# Writes JSON into perf/results/ and prints the comparison table.
+#
+#   perf/run-benchmarks.sh                 # CI-sized profile (~6 min on 2 cores)
+#   PROFILE=full perf/run-benchmarks.sh    # target shapes: pinned 12.8M holder-blocks everywhere
+#
+# Environment: PROFILE=ci|full, MVN_OFFLINE=1 (build with -o), SKIP_BUILD=1, JMH_EXTRA="..." (more
+# JMH options, e.g. "-prof stack"), BENCH=regex (default: every benchmark), SKIP_MEMORY=1,
+# MEMORY_XMX (heap of the MemoryFootprint JVM, default 8g).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+OUT="$ROOT/perf/results"
+JAR="$ROOT/perf/target/benchmarks.jar"
+PROFILE=${PROFILE:-ci}
+BENCH=${BENCH:-}
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+
+case "$PROFILE" in
+  ci)
+    # Pinned lookups at 1/16 of the target (800k holder-blocks; same 64-block/16-holder chains),
+    # memory at full size, short iterations.
+    PINNED_CHAINS=781
+    REFRESH_CHAINS=781
+    FOOTPRINT_PINNED_CHAINS=12500
+    ITER=(-wi 3 -w 2s -i 3 -r 3s)
+    ;;
+  full)
+    PINNED_CHAINS=12500
+    REFRESH_CHAINS=12500
+    FOOTPRINT_PINNED_CHAINS=12500
+    ITER=(-wi 5 -w 3s -i 5 -r 5s)
+    ;;
+  *)
+    echo "PROFILE must be ci or full, not '$PROFILE'" >&2
+    exit 2
+    ;;
+esac
+
+if [[ -z "${SKIP_BUILD:-}" ]]; then
+  ./mvnw -B -q ${MVN_OFFLINE:+-o} -pl perf -am package -DskipTests
+fi
+mkdir -p "$OUT"
+
+MACHINE="$OUT/machine-$STAMP.txt"
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "profile: $PROFILE"
+  echo "nproc: $(nproc)"
+  echo "memory: $(free -g | awk '/^Mem:/ {print $2 " GiB total"}')"
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  java -version 2>&1 | sed 's/^/java: /'
+} > "$MACHINE"
+cat "$MACHINE"
+
+JMH_JSON="$OUT/jmh-$STAMP.json"
+# shellcheck disable=SC2086
+java -jar "$JAR" ${BENCH:+"$BENCH"} \
+  "${ITER[@]}" -f 1 \
+  -p pinnedChains="$PINNED_CHAINS" -p refreshChains="$REFRESH_CHAINS" \
+  -prof gc ${JMH_EXTRA:-} \
+  -rf json -rff "$JMH_JSON"
+
+FILES=("$JMH_JSON")
+if [[ -z "${SKIP_MEMORY:-}" ]]; then
+  MEM_JSON="$OUT/memory-$STAMP.json"
+  # shellcheck disable=SC2046
+  java $(java -cp "$JAR" io.inferencecache.perf.JvmFlags) -Xmx"${MEMORY_XMX:-8g}" \
+    -cp "$JAR" io.inferencecache.perf.MemoryFootprint \
+    --pinned-chains "$FOOTPRINT_PINNED_CHAINS" --offheap-hint 1 --out "$MEM_JSON"
+  FILES+=("$MEM_JSON")
+fi
+
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$MACHINE"
+TABLE="$OUT/table-$STAMP.md"
+java -cp "$JAR" io.inferencecache.perf.ResultsTable "${FILES[@]}" | tee "$TABLE"
+echo
+echo "results: ${FILES[*]} $TABLE $MACHINE"

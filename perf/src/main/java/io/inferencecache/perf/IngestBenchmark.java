@@ -1,0 +1,164 @@
+package io.inferencecache.perf;
+
+import io.inferencecache.engine.IndexConfig;
+import io.inferencecache.engine.IngestPrefix;
+import io.inferencecache.engine.IngestUpdate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Block upserts per second on one writer thread: each call ingests one update carrying a 64-block
+ * chain (16 tokens a block), so one operation is one block upsert
+ * ({@code @OperationsPerInvocation(64)}).
+ *
+ * <ul>
+ *   <li>{@code mode=newKeys}: every block is a key never seen before (a fresh index each iteration,
+ *       sized so nothing is evicted); the chain's hashes are rewritten in place before each call
+ *       (both indexes copy what they keep).
+ *   <li>{@code mode=refresh}: re-reports a chain a replica already holds in the pinned shape of
+ *       {@code refreshChains} chains (16 holders a key), so each upsert rewrites one holder record
+ *       of a 16-holder key.
+ * </ul>
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Fork(
+    value = 1,
+    jvmArgs = {"-Xms1g", "-Xmx8g"})
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 3, time = 2)
+@Threads(1)
+@State(Scope.Benchmark)
+public class IngestBenchmark {
+  private static final int BLOCKS = 64;
+  private static final int TOKENS = 16;
+  private static final int POOL = 4096;
+
+  /** Storage entries a fresh newKeys index has room for: more than one iteration can add. */
+  private static final long NEW_KEYS_CAPACITY = 16_000_000L;
+
+  @Param({IndexUnderTest.OFFHEAP, IndexUnderTest.ONHEAP})
+  public String impl;
+
+  @Param({"newKeys", "refresh"})
+  public String mode;
+
+  /** Chains of the pinned-shape index that refresh runs against (781 = 800k holder-blocks). */
+  @Param({"781"})
+  public int refreshChains;
+
+  private IndexUnderTest index;
+  private boolean newKeys;
+
+  // newKeys: one chain whose hashes are rewritten before each call.
+  private final List<byte[]> hashes = new ArrayList<>(BLOCKS);
+  private final int[] counts = new int[BLOCKS];
+  private final String[] replicas = new String[16];
+  private long chain;
+  private long ingestedThisIteration;
+
+  // refresh: updates of (chain, holder) pairs already in the index.
+  private IngestUpdate[] pool;
+  private int next;
+
+  @Setup(Level.Trial)
+  public void setUpTrial() {
+    newKeys = mode.equals("newKeys");
+    java.util.Arrays.fill(counts, TOKENS);
+    for (int b = 0; b < BLOCKS; b++) {
+      hashes.add(new byte[8]);
+    }
+    for (int r = 0; r < replicas.length; r++) {
+      replicas[r] = String.format("writer-%02d", r);
+    }
+    if (newKeys) {
+      return;
+    }
+    final SyntheticChains w = SyntheticChains.pinned(refreshChains);
+    index = IndexUnderTest.build(impl, w);
+    pool = new IngestUpdate[POOL];
+    final SplittableRandom rnd = new SplittableRandom(7);
+    for (int i = 0; i < POOL; i++) {
+      final int c = rnd.nextInt(w.chains());
+      final int[] holders = w.holdersOf(c);
+      pool[i] = w.update(c, holders[rnd.nextInt(holders.length)]);
+    }
+  }
+
+  @Setup(Level.Iteration)
+  public void setUpIteration() {
+    if (!newKeys) {
+      return;
+    }
+    if (index != null) {
+      index.close();
+    }
+    index =
+        IndexUnderTest.open(
+            impl,
+            new IndexConfig()
+                .maxEntries(NEW_KEYS_CAPACITY)
+                .averageHashBytes(8)
+                .averageHoldersPerKey(1.0));
+    ingestedThisIteration = 0;
+  }
+
+  @TearDown(Level.Iteration)
+  public void checkIteration() {
+    if (newKeys && index.totalEntries() != ingestedThisIteration) {
+      throw new IllegalStateException(
+          "newKeys index evicted or dropped entries: "
+              + index.totalEntries()
+              + " != "
+              + ingestedThisIteration
+              + "; raise NEW_KEYS_CAPACITY");
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    index.close();
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(BLOCKS)
+  public void upsertBlocks() {
+    if (newKeys) {
+      final long c = chain++;
+      final long base = c * BLOCKS;
+      for (int b = 0; b < BLOCKS; b++) {
+        Workload.putLongBe(hashes.get(b), SyntheticChains.mix64(~(base + b)));
+      }
+      index.ingest(
+          new IngestUpdate(
+              replicas[(int) (c & 15)],
+              Workload.MODEL,
+              Workload.TENANT,
+              Workload.SCHEME,
+              0,
+              "",
+              List.of(IngestPrefix.chain(hashes, counts, 0)),
+              null));
+      ingestedThisIteration += BLOCKS;
+    } else {
+      index.ingest(pool[next++ & (POOL - 1)]);
+    }
+  }
+}

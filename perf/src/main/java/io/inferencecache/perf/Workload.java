@@ -1,0 +1,56 @@
+package io.inferencecache.perf;
+
+import io.inferencecache.engine.IngestUpdate;
+import io.inferencecache.engine.LookupRequest;
+import java.util.function.Consumer;
+
+/**
+ * A benchmark data shape: the updates that build an index and the chains to look up in it. Every
+ * workload lives in one (tenant, model, hash scheme) scope with no adapter, 8-byte big-endian block
+ * hashes.
+ */
+public interface Workload {
+  String TENANT = "tenant-perf";
+  String MODEL = "model-perf";
+  String SCHEME = "vllm";
+
+  /** Short name, as in the benchmark tables. */
+  String name();
+
+  /** Storage entries (holder-blocks: one per (block key, replica)) once every update is in. */
+  long holderBlocks();
+
+  /** Distinct block keys once every update is in. */
+  long distinctKeys();
+
+  /** Average holders per key, the engine's sizing hint. */
+  default double holdersPerKey() {
+    return (double) holderBlocks() / Math.max(1, distinctKeys());
+  }
+
+  /**
+   * Streams the updates that build the index, generated on the fly (nothing is retained, so the
+   * heap the index uses can be measured).
+   */
+  void forEachUpdate(Consumer<IngestUpdate> sink);
+
+  /** Number of distinct lookup chains {@link #fillLookup} can produce. */
+  int lookups();
+
+  /** Fills {@code q} (reset first) with lookup chain {@code i} ({@code 0 <= i < lookups()}). */
+  void fillLookup(int i, LookupRequest q);
+
+  /** Writes {@code v} as 8 big-endian bytes into {@code dst[0..8)}. */
+  static void putLongBe(final byte[] dst, final long v) {
+    for (int i = 0; i < 8; i++) {
+      dst[i] = (byte) (v >>> (56 - 8 * i));
+    }
+  }
+
+  /** An 8-byte big-endian hash of {@code v}. */
+  static byte[] hashOf(final long v) {
+    final byte[] b = new byte[8];
+    putLongBe(b, v);
+    return b;
+  }
+}
