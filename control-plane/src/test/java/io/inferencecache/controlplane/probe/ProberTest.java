@@ -78,7 +78,7 @@ class ProberTest {
     final ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       final List<Future<ProbeResult>> results = new ArrayList<>();
-      for (int i = 0; i < 40; i++) {
+      for (int i = 0; i < 12; i++) {
         final Callable<ProbeResult> c = () -> prober.run(new ProbeRequest("b", "m", "vllm", ""));
         results.add(pool.submit(c));
       }
