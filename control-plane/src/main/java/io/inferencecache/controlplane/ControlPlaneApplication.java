@@ -1,0 +1,182 @@
+package io.inferencecache.controlplane;
+
+import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
+import io.dropwizard.configuration.SubstitutingSourceProvider;
+import io.dropwizard.core.Application;
+import io.dropwizard.core.setup.Bootstrap;
+import io.dropwizard.core.setup.Environment;
+import io.inferencecache.controlplane.auth.BearerAuthenticator;
+import io.inferencecache.controlplane.auth.TokenCache;
+import io.inferencecache.controlplane.auth.TokenReviewer;
+import io.inferencecache.controlplane.config.AuthSettings;
+import io.inferencecache.controlplane.core.BindAddress;
+import io.inferencecache.controlplane.core.GrpcContext;
+import io.inferencecache.controlplane.core.GrpcLifecycleFactory;
+import io.inferencecache.controlplane.core.GrpcManaged;
+import io.inferencecache.controlplane.core.IndexLifecycle;
+import io.inferencecache.controlplane.core.Readiness;
+import io.inferencecache.controlplane.core.ServerEvents;
+import io.inferencecache.controlplane.health.ReadinessHealthCheck;
+import io.inferencecache.controlplane.metrics.AuthMetrics;
+import io.inferencecache.controlplane.metrics.IndexMetrics;
+import io.inferencecache.controlplane.metrics.MetricFamily;
+import io.inferencecache.controlplane.metrics.PrometheusExposition;
+import io.inferencecache.controlplane.metrics.RouteMetrics;
+import io.inferencecache.controlplane.metrics.ServerMetrics;
+import io.inferencecache.controlplane.probe.Prober;
+import io.inferencecache.controlplane.resources.Authentication;
+import io.inferencecache.controlplane.resources.Endpoint;
+import io.inferencecache.controlplane.resources.HealthEndpoints;
+import io.inferencecache.controlplane.resources.ListenerRouter;
+import io.inferencecache.controlplane.resources.MetricsEndpoint;
+import io.inferencecache.controlplane.resources.PolicyEndpoint;
+import io.inferencecache.controlplane.resources.ProbeEndpoint;
+import io.inferencecache.controlplane.resources.SnapshotEndpoint;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server application ({@code serve}): wires the index, the gRPC server, metrics, the two HTTP
+ * listeners and authentication. Logic lives in the role packages; this class only builds objects
+ * and registers them. Start order: index → gRPC → listeners → ready; stop order: not ready →
+ * listeners → gRPC drain → index close (see {@link ServerEvents}).
+ */
+public final class ControlPlaneApplication extends Application<ControlPlaneConfiguration> {
+  private static final Logger LOG = LoggerFactory.getLogger("io.inferencecache.controlplane");
+
+  private final GrpcLifecycleFactory grpcFactory;
+  private TokenReviewer reviewer;
+  private Wiring wiring;
+
+  /** What {@link #run} built, for the launcher and tests. */
+  public record Wiring(
+      IndexLifecycle index,
+      GrpcManaged grpc,
+      Readiness readiness,
+      ServerEvents events,
+      RouteMetrics routeMetrics) {}
+
+  /**
+   * @param grpcFactory builds the gRPC server once the index is open
+   */
+  public ControlPlaneApplication(final GrpcLifecycleFactory grpcFactory) {
+    this.grpcFactory = grpcFactory;
+  }
+
+  @Override
+  public String getName() {
+    return "inference-cache";
+  }
+
+  @Override
+  public void initialize(final Bootstrap<ControlPlaneConfiguration> bootstrap) {
+    bootstrap.setConfigurationSourceProvider(
+        new SubstitutingSourceProvider(
+            bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
+  }
+
+  /** The TokenReview client, set by the launcher after the start-up checks (null: auth off). */
+  void reviewer(final TokenReviewer tokenReviewer) {
+    this.reviewer = tokenReviewer;
+  }
+
+  /** What {@link #run} built; {@code null} before. */
+  public Wiring wiring() {
+    return wiring;
+  }
+
+  @Override
+  public void run(final ControlPlaneConfiguration config, final Environment environment) {
+    final var registry = environment.metrics();
+    final ServerMetrics serverMetrics = new ServerMetrics(registry);
+    serverMetrics.up(false);
+    serverMetrics.tlsEnabled(config.getTls().enabled());
+    final RouteMetrics routeMetrics = new RouteMetrics(registry);
+    final IndexLifecycle index =
+        new IndexLifecycle(config.getIndex().toIndexConfig(new IndexMetrics(registry)));
+    final BindAddress grpcAddress = BindAddress.parse(config.getListeners().getGrpc());
+    final GrpcManaged grpc =
+        new GrpcManaged(
+            grpcFactory,
+            () ->
+                new GrpcContext(
+                    index.get(),
+                    routeMetrics,
+                    grpcAddress,
+                    config.getTls(),
+                    config.getGrpc(),
+                    config.getEngine()),
+            serverMetrics);
+    environment.lifecycle().manage(index);
+    environment.lifecycle().manage(grpc);
+
+    final Readiness readiness = new Readiness(index::isReady, grpc::serving);
+    final ServerEvents events = new ServerEvents(readiness, serverMetrics, grpcAddress.toString());
+    environment.lifecycle().addServerLifecycleListener(events::serverStarted);
+    environment.lifecycle().addEventListener(events);
+    environment.healthChecks().register("readiness", new ReadinessHealthCheck(readiness));
+
+    final AuthSettings auth = config.getAuth();
+    final Semaphore reviews = new Semaphore(auth.getMaxConcurrentReviews());
+    final BearerAuthenticator snapshotAuth =
+        authenticator(
+            config, reviews, auth.getControllerAudience(), registry, MetricFamily.SNAPSHOT_AUTH);
+    final BearerAuthenticator policyAuth =
+        authenticator(
+            config, reviews, auth.getPolicyAudience(), registry, MetricFamily.POLICY_AUTH);
+    final BearerAuthenticator probeAuth =
+        authenticator(
+            config, reviews, auth.getControllerAudience(), registry, MetricFamily.PROBE_AUTH);
+    if (snapshotAuth == null) {
+      LOG.warn("controller_auth_disabled");
+    } else {
+      LOG.info("controller_auth_enabled sa={}", auth.getAllowedControllerSa());
+    }
+
+    final Map<String, Endpoint> publicEndpoints =
+        Map.of(
+            "/healthz", HealthEndpoints.healthz(),
+            "/readyz", HealthEndpoints.readyz(readiness),
+            "/metrics", new MetricsEndpoint(new PrometheusExposition(registry)));
+    final Map<String, Endpoint> snapshotEndpoints =
+        Map.of(
+            "/snapshot", Authentication.require(snapshotAuth, new SnapshotEndpoint(index)),
+            "/policy", Authentication.require(policyAuth, new PolicyEndpoint(index)),
+            "/probe",
+                Authentication.require(probeAuth, new ProbeEndpoint(new Prober(index, null))));
+    environment.jersey().disable();
+    environment
+        .servlets()
+        .addServlet("inferencecache-router", new ListenerRouter(publicEndpoints, snapshotEndpoints))
+        .addMapping("/*");
+
+    wiring = new Wiring(index, grpc, readiness, events, routeMetrics);
+  }
+
+  private BearerAuthenticator authenticator(
+      final ControlPlaneConfiguration config,
+      final Semaphore reviews,
+      final String audience,
+      final com.codahale.metrics.MetricRegistry registry,
+      final MetricFamily family) {
+    final AuthSettings auth = config.getAuth();
+    if (auth.isInsecureDisableAuth()) {
+      return null;
+    }
+    if (reviewer == null) {
+      // Fail closed: authentication is on, so a missing reviewer is a wiring error, never "open".
+      throw new IllegalStateException("authentication is enabled but no TokenReview client is set");
+    }
+    return new BearerAuthenticator(
+        reviewer,
+        audience,
+        auth.getAllowedControllerSa(),
+        new TokenCache(
+            auth.getCacheTtl().toNanoseconds(), auth.getCacheMaxEntries(), System::nanoTime),
+        reviews,
+        auth.getReviewWait().toNanoseconds(),
+        new AuthMetrics(registry, family));
+  }
+}

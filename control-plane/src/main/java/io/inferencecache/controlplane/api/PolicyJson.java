@@ -1,0 +1,360 @@
+package io.inferencecache.controlplane.api;
+
+import com.fasterxml.jackson.core.JsonToken;
+import io.inferencecache.engine.policy.PolicySnapshot;
+import io.inferencecache.engine.policy.PolicySpec;
+import io.inferencecache.engine.policy.StrategySpec;
+import io.inferencecache.engine.policy.TenantSpec;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code /policy} body (spec §5.2, correction 3) in both directions: a strict decoder with Go's
+ * rules (see {@link StrictJson}) into an engine {@link PolicySnapshot}, and the canonical encoder
+ * (Go struct tags: {@code policies} always written, {@code tenants} and most policy fields {@code
+ * omitempty}). The version is returned as decoded (missing or {@code null} = 0); checking the [3,
+ * 7] window and normalizing are the caller's. Stateless and thread-safe.
+ */
+public final class PolicyJson {
+  private static final String[] TOP = {"version", "policies", "tenants"};
+  private static final String[] POLICY = {
+    "namespace",
+    "evictionTTL",
+    "minimumPrefixTokens",
+    "minimumMatchedTokens",
+    "routingFloorScore",
+    "lookupTimeoutMs",
+    "affinityRouting",
+    "eviction",
+    "strategy"
+  };
+  private static final String[] STRATEGY = {
+    "enableChainMatching", "requireChain", "enableTenantHot"
+  };
+  private static final String[] TENANT = {"tenantID", "maxIndexEntries", "isolationMode"};
+
+  private PolicyJson() {}
+
+  /**
+   * Decodes the first JSON value of {@code body[0, length)}; what follows it is not read.
+   *
+   * @throws JsonDecodeException with the text that follows {@code decode policy snapshot: }
+   */
+  public static PolicySnapshot decode(final byte[] body, final int length)
+      throws JsonDecodeException {
+    try (StrictJson json = new StrictJson(body, length)) {
+      final JsonToken t = json.first();
+      if (t == JsonToken.VALUE_NULL) {
+        return new PolicySnapshot(0, List.of(), List.of());
+      }
+      if (t != JsonToken.START_OBJECT) {
+        throw new JsonDecodeException(
+            "json: cannot unmarshal "
+                + (t == JsonToken.START_ARRAY ? "array" : kindOf(t))
+                + " into Go value of type PolicySnapshot");
+      }
+      long version = 0;
+      List<PolicySpec> policies = List.of();
+      List<TenantSpec> tenants = List.of();
+      for (JsonToken k = json.next(); k != JsonToken.END_OBJECT; k = json.next()) {
+        final String key = json.fieldName();
+        final JsonToken v = json.next();
+        switch (StrictJson.match(key, TOP)) {
+          case 0 -> {
+            final Long n =
+                json.integer(v, "PolicySnapshot.version", "int", Long.MIN_VALUE, Long.MAX_VALUE);
+            if (n != null) {
+              version = n;
+            }
+          }
+          case 1 -> policies = policies(json, v);
+          case 2 -> tenants = tenants(json, v);
+          default -> json.unknownField(key);
+        }
+      }
+      json.throwIfFailed();
+      final int v = version < Integer.MIN_VALUE || version > Integer.MAX_VALUE ? -1 : (int) version;
+      return new PolicySnapshot(v, policies, tenants);
+    }
+  }
+
+  private static String kindOf(final JsonToken t) {
+    return switch (t) {
+      case VALUE_STRING -> "string";
+      case VALUE_TRUE, VALUE_FALSE -> "bool";
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "number";
+      default -> "value";
+    };
+  }
+
+  private static List<PolicySpec> policies(final StrictJson json, final JsonToken t)
+      throws JsonDecodeException {
+    if (t == JsonToken.VALUE_NULL) {
+      return List.of();
+    }
+    if (t != JsonToken.START_ARRAY) {
+      json.typeError(
+          "json: cannot unmarshal "
+              + kindOf(t)
+              + " into Go struct field PolicySnapshot.policies of type []PolicySpec");
+      json.skip();
+      return List.of();
+    }
+    final List<PolicySpec> out = new ArrayList<>();
+    for (JsonToken e = json.next(); e != JsonToken.END_ARRAY; e = json.next()) {
+      if (e == JsonToken.VALUE_NULL) {
+        out.add(PolicySpec.builder("").build());
+        continue;
+      }
+      if (e != JsonToken.START_OBJECT) {
+        json.typeError(
+            "json: cannot unmarshal "
+                + kindOf(e)
+                + " into Go struct field PolicySnapshot.policies of type PolicySpec");
+        json.skip();
+        continue;
+      }
+      out.add(policy(json));
+    }
+    return out;
+  }
+
+  private static PolicySpec policy(final StrictJson json) throws JsonDecodeException {
+    final PolicySpec.Builder b = PolicySpec.builder("");
+    StrategySpec strategy = null;
+    final String p = "PolicySnapshot.policies.";
+    for (JsonToken k = json.next(); k != JsonToken.END_OBJECT; k = json.next()) {
+      final String key = json.fieldName();
+      final JsonToken v = json.next();
+      switch (StrictJson.match(key, POLICY)) {
+        case 0 -> {
+          final String s = json.string(v, p + "namespace");
+          if (s != null) {
+            b.namespace(s);
+          }
+        }
+        case 1 -> {
+          final Long n =
+              json.integer(v, p + "evictionTTL", "time.Duration", Long.MIN_VALUE, Long.MAX_VALUE);
+          if (n != null) {
+            b.evictionTTLNanos(n);
+          }
+        }
+        case 2 -> {
+          final Long n =
+              json.integer(
+                  v, p + "minimumPrefixTokens", "int32", Integer.MIN_VALUE, Integer.MAX_VALUE);
+          if (n != null) {
+            b.minimumPrefixTokens(n.intValue());
+          }
+        }
+        case 3 -> {
+          final Long n =
+              json.integer(
+                  v, p + "minimumMatchedTokens", "int32", Integer.MIN_VALUE, Integer.MAX_VALUE);
+          if (n != null) {
+            b.minimumMatchedTokens(n.intValue());
+          }
+        }
+        case 4 -> b.routingFloorScore(json.float32(v, p + "routingFloorScore"));
+        case 5 -> {
+          final Long n =
+              json.integer(v, p + "lookupTimeoutMs", "int32", Integer.MIN_VALUE, Integer.MAX_VALUE);
+          if (n != null) {
+            b.lookupTimeoutMs(n.intValue());
+          }
+        }
+        case 6 -> b.affinityRouting(json.bool(v, p + "affinityRouting"));
+        case 7 -> {
+          final String s = json.string(v, p + "eviction");
+          if (s != null) {
+            b.eviction(s);
+          }
+        }
+        case 8 -> strategy = strategy(json, v, strategy);
+        default -> json.unknownField(key);
+      }
+    }
+    return b.strategy(strategy).build();
+  }
+
+  /** A {@code strategy} object; like Go, a repeated key decodes into the existing struct. */
+  private static StrategySpec strategy(
+      final StrictJson json, final JsonToken t, final StrategySpec existing)
+      throws JsonDecodeException {
+    if (t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    final String p = "PolicySnapshot.policies.strategy";
+    if (t != JsonToken.START_OBJECT) {
+      json.typeError(
+          "json: cannot unmarshal "
+              + kindOf(t)
+              + " into Go struct field "
+              + p
+              + " of type Strategy");
+      json.skip();
+      return existing;
+    }
+    Boolean chain = existing == null ? null : existing.enableChainMatching();
+    Boolean require = existing == null ? null : existing.requireChain();
+    Boolean hot = existing == null ? null : existing.enableTenantHot();
+    for (JsonToken k = json.next(); k != JsonToken.END_OBJECT; k = json.next()) {
+      final String key = json.fieldName();
+      final JsonToken v = json.next();
+      switch (StrictJson.match(key, STRATEGY)) {
+        case 0 -> chain = json.bool(v, p + ".enableChainMatching");
+        case 1 -> require = json.bool(v, p + ".requireChain");
+        case 2 -> hot = json.bool(v, p + ".enableTenantHot");
+        default -> json.unknownField(key);
+      }
+    }
+    return new StrategySpec(chain, require, hot);
+  }
+
+  private static List<TenantSpec> tenants(final StrictJson json, final JsonToken t)
+      throws JsonDecodeException {
+    if (t == JsonToken.VALUE_NULL) {
+      return List.of();
+    }
+    if (t != JsonToken.START_ARRAY) {
+      json.typeError(
+          "json: cannot unmarshal "
+              + kindOf(t)
+              + " into Go struct field PolicySnapshot.tenants of type []TenantSpec");
+      json.skip();
+      return List.of();
+    }
+    final List<TenantSpec> out = new ArrayList<>();
+    final String p = "PolicySnapshot.tenants.";
+    for (JsonToken e = json.next(); e != JsonToken.END_ARRAY; e = json.next()) {
+      if (e == JsonToken.VALUE_NULL) {
+        out.add(new TenantSpec("", 0, null));
+        continue;
+      }
+      if (e != JsonToken.START_OBJECT) {
+        json.typeError(
+            "json: cannot unmarshal "
+                + kindOf(e)
+                + " into Go struct field PolicySnapshot.tenants of type TenantSpec");
+        json.skip();
+        continue;
+      }
+      String id = "";
+      long max = 0;
+      String mode = null;
+      for (JsonToken k = json.next(); k != JsonToken.END_OBJECT; k = json.next()) {
+        final String key = json.fieldName();
+        final JsonToken v = json.next();
+        switch (StrictJson.match(key, TENANT)) {
+          case 0 -> {
+            final String s = json.string(v, p + "tenantID");
+            if (s != null) {
+              id = s;
+            }
+          }
+          case 1 -> {
+            final Long n =
+                json.integer(v, p + "maxIndexEntries", "int64", Long.MIN_VALUE, Long.MAX_VALUE);
+            if (n != null) {
+              max = n;
+            }
+          }
+          case 2 -> {
+            final String s = json.string(v, p + "isolationMode");
+            if (s != null) {
+              mode = s;
+            }
+          }
+          default -> json.unknownField(key);
+        }
+      }
+      out.add(new TenantSpec(id, max, mode));
+    }
+    return out;
+  }
+
+  /**
+   * The canonical body of {@code snapshot} as the Go controller writes it (no newline), e.g. {@code
+   * {"version":7,"policies":[{"namespace":"team-a","routingFloorScore":0}],"tenants":[{"tenantID":"tenant-a","maxIndexEntries":10}]}}.
+   */
+  public static String write(final PolicySnapshot snapshot) {
+    final StringBuilder out = new StringBuilder(128);
+    out.append("{\"version\":").append(snapshot.version()).append(",\"policies\":[");
+    boolean first = true;
+    for (final PolicySpec p : snapshot.policies()) {
+      if (!first) {
+        out.append(',');
+      }
+      first = false;
+      out.append("{\"namespace\":");
+      GoJson.string(out, p.namespace() == null ? "" : p.namespace());
+      if (p.evictionTTLNanos() != 0) {
+        out.append(",\"evictionTTL\":").append(p.evictionTTLNanos());
+      }
+      if (p.minimumPrefixTokens() != 0) {
+        out.append(",\"minimumPrefixTokens\":").append(p.minimumPrefixTokens());
+      }
+      if (p.minimumMatchedTokens() != 0) {
+        out.append(",\"minimumMatchedTokens\":").append(p.minimumMatchedTokens());
+      }
+      if (p.routingFloorScore() != null) {
+        out.append(",\"routingFloorScore\":");
+        GoJson.float32(out, p.routingFloorScore());
+      }
+      if (p.lookupTimeoutMs() != 0) {
+        out.append(",\"lookupTimeoutMs\":").append(p.lookupTimeoutMs());
+      }
+      if (p.affinityRouting() != null) {
+        out.append(",\"affinityRouting\":").append(p.affinityRouting().booleanValue());
+      }
+      if (p.eviction() != null && !p.eviction().isEmpty()) {
+        out.append(",\"eviction\":");
+        GoJson.string(out, p.eviction());
+      }
+      if (p.strategy() != null) {
+        out.append(",\"strategy\":{");
+        final StrategySpec s = p.strategy();
+        boolean firstMember = true;
+        firstMember = member(out, "enableChainMatching", s.enableChainMatching(), firstMember);
+        firstMember = member(out, "requireChain", s.requireChain(), firstMember);
+        member(out, "enableTenantHot", s.enableTenantHot(), firstMember);
+        out.append('}');
+      }
+      out.append('}');
+    }
+    out.append(']');
+    if (!snapshot.tenants().isEmpty()) {
+      out.append(",\"tenants\":[");
+      first = true;
+      for (final TenantSpec t : snapshot.tenants()) {
+        if (!first) {
+          out.append(',');
+        }
+        first = false;
+        out.append("{\"tenantID\":");
+        GoJson.string(out, t.tenantID() == null ? "" : t.tenantID());
+        out.append(",\"maxIndexEntries\":").append(t.maxIndexEntries());
+        if (t.isolationMode() != null && !t.isolationMode().isEmpty()) {
+          out.append(",\"isolationMode\":");
+          GoJson.string(out, t.isolationMode());
+        }
+        out.append('}');
+      }
+      out.append(']');
+    }
+    return out.append('}').toString();
+  }
+
+  private static boolean member(
+      final StringBuilder out, final String name, final Boolean value, final boolean first) {
+    if (value == null) {
+      return first;
+    }
+    if (!first) {
+      out.append(',');
+    }
+    out.append('"').append(name).append("\":").append(value.booleanValue());
+    return false;
+  }
+}

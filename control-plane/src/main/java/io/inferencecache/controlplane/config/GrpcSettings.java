@@ -1,0 +1,64 @@
+package io.inferencecache.controlplane.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.util.DataSize;
+import io.dropwizard.util.Duration;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+
+/** gRPC server limits (the listener address and TLS have their own flags). */
+public final class GrpcSettings {
+  @Min(0)
+  @Max(4096)
+  private int executorThreads;
+
+  @NotNull private DataSize maxInboundMessageSize = DataSize.mebibytes(4);
+
+  @Min(1)
+  private int maxConcurrentCallsPerConnection = 1024;
+
+  @NotNull private Duration drainTimeout = Duration.seconds(5);
+
+  /** Threads of the call executor; 0 = the transport's default. */
+  @JsonProperty
+  public int getExecutorThreads() {
+    return executorThreads;
+  }
+
+  @JsonProperty
+  public void setExecutorThreads(final int v) {
+    this.executorThreads = v;
+  }
+
+  @JsonProperty
+  public DataSize getMaxInboundMessageSize() {
+    return maxInboundMessageSize;
+  }
+
+  @JsonProperty
+  public void setMaxInboundMessageSize(final DataSize v) {
+    this.maxInboundMessageSize = v;
+  }
+
+  @JsonProperty
+  public int getMaxConcurrentCallsPerConnection() {
+    return maxConcurrentCallsPerConnection;
+  }
+
+  @JsonProperty
+  public void setMaxConcurrentCallsPerConnection(final int v) {
+    this.maxConcurrentCallsPerConnection = v;
+  }
+
+  /** How long a graceful stop waits for in-flight calls before forcing (upstream GracefulStop). */
+  @JsonProperty
+  public Duration getDrainTimeout() {
+    return drainTimeout;
+  }
+
+  @JsonProperty
+  public void setDrainTimeout(final Duration v) {
+    this.drainTimeout = v;
+  }
+}

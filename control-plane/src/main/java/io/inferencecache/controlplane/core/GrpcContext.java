@@ -1,0 +1,25 @@
+package io.inferencecache.controlplane.core;
+
+import io.inferencecache.controlplane.config.EngineSettings;
+import io.inferencecache.controlplane.config.GrpcSettings;
+import io.inferencecache.controlplane.config.TlsSettings;
+import io.inferencecache.controlplane.metrics.RouteMetrics;
+import io.inferencecache.engine.CacheIndex;
+
+/**
+ * Everything the gRPC server needs, handed to {@link GrpcLifecycleFactory} once the index is open.
+ *
+ * @param index the open, started index
+ * @param routeMetrics pass {@code routeMetrics::record} as the service's {@code LookupMetrics}
+ * @param address the {@code --grpc-bind-address}
+ * @param tls certificate and key files (both empty = plaintext)
+ * @param grpc limits and drain timeout
+ * @param engine block size and tokenizer directory for token_ids / prompt_text lookups
+ */
+public record GrpcContext(
+    CacheIndex index,
+    RouteMetrics routeMetrics,
+    BindAddress address,
+    TlsSettings tls,
+    GrpcSettings grpc,
+    EngineSettings engine) {}

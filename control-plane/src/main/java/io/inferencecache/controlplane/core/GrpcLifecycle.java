@@ -1,0 +1,24 @@
+package io.inferencecache.controlplane.core;
+
+/**
+ * The gRPC server as the application sees it: started after the index is open, stopped (drained,
+ * bounded) before the index closes. The real implementation wraps the service module's Netty
+ * server; {@link GrpcLifecycleFactory} builds it once the index is open.
+ */
+public interface GrpcLifecycle {
+  /**
+   * Binds and serves.
+   *
+   * @throws Exception on a TLS load or listen failure (exit 1 at start-up)
+   */
+  void start() throws Exception;
+
+  /** Stops accepting calls, drains in-flight ones within the configured bound, then forces. */
+  void stop();
+
+  /** Whether the server is accepting calls (feeds {@code /readyz}). */
+  boolean serving();
+
+  /** Whether the listener serves TLS (feeds {@code inferencecache_server_grpc_tls_enabled}). */
+  boolean tlsEnabled();
+}

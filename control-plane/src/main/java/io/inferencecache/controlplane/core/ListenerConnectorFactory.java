@@ -1,0 +1,49 @@
+package io.inferencecache.controlplane.core;
+
+import com.codahale.metrics.MetricRegistry;
+import io.dropwizard.jetty.HttpConnectorFactory;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.util.thread.ThreadPool;
+
+/**
+ * A Dropwizard HTTP application connector that carries the name of the listener it serves ({@link
+ * #PUBLIC} for {@code :8080}, {@link #SNAPSHOT} for {@code :8081}) instead of Dropwizard's common
+ * {@code application}, so that the router can tell the two listeners apart whatever their ports
+ * (including ephemeral ones).
+ */
+public final class ListenerConnectorFactory extends HttpConnectorFactory {
+  /** The public listener: {@code /healthz}, {@code /readyz}, {@code /metrics}. */
+  public static final String PUBLIC = "inferencecache-public";
+
+  /** The snapshot listener: {@code /snapshot}, {@code /policy}, {@code /probe}. */
+  public static final String SNAPSHOT = "inferencecache-snapshot";
+
+  private final String listenerName;
+
+  public ListenerConnectorFactory(final String listenerName, final BindAddress address) {
+    this.listenerName = listenerName;
+    setBindHost(address.bindHostOrNull());
+    setPort(address.port());
+  }
+
+  public String listenerName() {
+    return listenerName;
+  }
+
+  @Override
+  public Connector build(
+      final Server server,
+      final MetricRegistry metrics,
+      final String name,
+      final ThreadPool threadPool) {
+    return super.build(server, metrics, listenerName, threadPool);
+  }
+
+  @Override
+  protected String httpConnections() {
+    // Outside the inferencecache_ namespace: jetty_listener_<name>_connections.
+    return MetricRegistry.name(
+        "jetty", "listener", listenerName.substring(listenerName.indexOf('-') + 1), "connections");
+  }
+}

@@ -1,0 +1,30 @@
+package io.inferencecache.controlplane.core;
+
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@code /readyz}: ready once the server has started (index open, gRPC serving, listeners bound)
+ * and until it begins to stop.
+ */
+public final class Readiness {
+  private final BooleanSupplier indexReady;
+  private final BooleanSupplier grpcServing;
+  private volatile boolean started;
+
+  public Readiness(final BooleanSupplier indexReady, final BooleanSupplier grpcServing) {
+    this.indexReady = indexReady;
+    this.grpcServing = grpcServing;
+  }
+
+  public void markStarted() {
+    started = true;
+  }
+
+  public void markStopping() {
+    started = false;
+  }
+
+  public boolean ready() {
+    return started && indexReady.getAsBoolean() && grpcServing.getAsBoolean();
+  }
+}

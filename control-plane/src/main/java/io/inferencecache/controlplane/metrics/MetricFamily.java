@@ -1,0 +1,119 @@
+package io.inferencecache.controlplane.metrics;
+
+import io.prometheus.client.Collector;
+import java.util.List;
+
+/**
+ * The catalogue of the server's own series (spec §7): Prometheus name, type, help and label names
+ * (sorted, as client_golang writes them). Counters are named without {@code _total} here, as
+ * simpleclient's text writer adds it.
+ */
+public enum MetricFamily {
+  SERVER_UP("inferencecache_server_up", Collector.Type.GAUGE, "1 while the server runs, 0 after."),
+  GRPC_TLS_ENABLED(
+      "inferencecache_server_grpc_tls_enabled",
+      Collector.Type.GAUGE,
+      "1 when the gRPC listener serves TLS, 0 for plaintext."),
+  INDEX_ENTRIES(
+      "inferencecache_index_entries",
+      Collector.Type.GAUGE,
+      "Distinct prefix keys per model (reserved probe tenant excluded).",
+      "model"),
+  LOOKUP_ROUTE_CALLS(
+      "inferencecache_lookup_route_calls",
+      Collector.Type.COUNTER,
+      "LookupRoute calls by model, reason code and whether a hint was returned.",
+      "hint_used",
+      "model",
+      "reason_code"),
+  LOOKUP_ROUTE_LATENCY(
+      "inferencecache_lookup_route_latency_seconds",
+      Collector.Type.HISTOGRAM,
+      "LookupRoute handler latency in seconds.",
+      "model"),
+  INDEX_EVICTIONS(
+      "inferencecache_index_evictions",
+      Collector.Type.COUNTER,
+      "Storage entries evicted by the global cap or TTL.",
+      "algorithm",
+      "reason"),
+  TENANT_EVICTIONS(
+      "inferencecache_tenant_evictions",
+      Collector.Type.COUNTER,
+      "Prefix keys evicted by a tenant's entry quota.",
+      "reason",
+      "tenant_id"),
+  SNAPSHOT_AUTH(
+      "inferencecache_snapshot_auth",
+      Collector.Type.COUNTER,
+      "Authentication outcomes on /snapshot.",
+      "result"),
+  POLICY_AUTH(
+      "inferencecache_policy_auth",
+      Collector.Type.COUNTER,
+      "Authentication outcomes on /policy.",
+      "result"),
+  PROBE_AUTH(
+      "inferencecache_probe_auth",
+      Collector.Type.COUNTER,
+      "Authentication outcomes on /probe.",
+      "result");
+
+  /** Buckets of {@link #LOOKUP_ROUTE_LATENCY}, seconds. */
+  public static final double[] LATENCY_BUCKETS = {
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1
+  };
+
+  private final String familyName;
+  private final Collector.Type type;
+  private final String help;
+  private final String[] labelNames;
+
+  MetricFamily(
+      final String familyName,
+      final Collector.Type type,
+      final String help,
+      final String... labelNames) {
+    this.familyName = familyName;
+    this.type = type;
+    this.help = help;
+    this.labelNames = labelNames;
+  }
+
+  /** The family name (counters without {@code _total}). */
+  public String familyName() {
+    return familyName;
+  }
+
+  /** The series name: counters with {@code _total}. */
+  public String seriesName() {
+    return type == Collector.Type.COUNTER ? familyName + "_total" : familyName;
+  }
+
+  public Collector.Type type() {
+    return type;
+  }
+
+  public String help() {
+    return help;
+  }
+
+  public List<String> labelNames() {
+    return List.of(labelNames);
+  }
+
+  /** The registry name of one series of this family; values in {@link #labelNames()} order. */
+  public String registryName(final String... labelValues) {
+    return MetricNames.encode(seriesName(), labelNames, labelValues);
+  }
+
+  /** The family whose series name is {@code seriesName}, or {@code null}. */
+  public static MetricFamily bySeriesName(final String seriesName) {
+    for (final MetricFamily f : values()) {
+      if (f.seriesName().equals(seriesName)) {
+        return f;
+      }
+    }
+    return null;
+  }
+}

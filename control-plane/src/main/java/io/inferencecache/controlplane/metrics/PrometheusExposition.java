@@ -1,0 +1,34 @@
+package io.inferencecache.controlplane.metrics;
+
+import com.codahale.metrics.MetricRegistry;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.dropwizard.DropwizardExports;
+import io.prometheus.client.exporter.common.TextFormat;
+import io.prometheus.client.hotspot.DefaultExports;
+import java.io.IOException;
+import java.io.Writer;
+
+/**
+ * What {@code /metrics} serves: one simpleclient {@link CollectorRegistry} (per application, not
+ * the global default) holding {@link InferenceCacheCollector} for the spec's series, the standard
+ * Dropwizard bridge ({@link DropwizardExports}) for every other Dropwizard metric (Jetty, logback,
+ * …) and the standard JVM/process collectors ({@code jvm_*}, {@code process_*}).
+ */
+public final class PrometheusExposition {
+  /** The text format 0.0.4 content type. */
+  public static final String CONTENT_TYPE = TextFormat.CONTENT_TYPE_004;
+
+  private final CollectorRegistry prometheus = new CollectorRegistry();
+
+  public PrometheusExposition(final MetricRegistry registry) {
+    prometheus.register(new InferenceCacheCollector(registry));
+    prometheus.register(
+        new DropwizardExports(registry, (name, metric) -> !InferenceCacheCollector.owns(name)));
+    DefaultExports.register(prometheus);
+  }
+
+  /** Writes every series in the text format 0.0.4. */
+  public void write(final Writer out) throws IOException {
+    TextFormat.write004(out, prometheus.metricFamilySamples());
+  }
+}

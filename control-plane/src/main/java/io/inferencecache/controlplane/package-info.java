@@ -1,0 +1,2 @@
+/** The inference-cache server application (Dropwizard) and its entry point. */
+package io.inferencecache.controlplane;

@@ -1,0 +1,58 @@
+package io.inferencecache.controlplane.resources;
+
+import io.inferencecache.controlplane.api.JsonDecodeException;
+import io.inferencecache.controlplane.api.PolicyJson;
+import io.inferencecache.engine.CacheIndex;
+import io.inferencecache.engine.policy.PolicySnapshot;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.function.Supplier;
+
+/**
+ * {@code /policy} (spec §5.1–5.3, correction 3): POST or PUT, body ≤ 1 MiB, strict decode, version
+ * window [3, 7], normalization of older versions, atomic replace of the index's policy store, 204.
+ */
+public final class PolicyEndpoint implements Endpoint {
+  /** Body limit (Go {@code MaxBytesReader}). */
+  public static final int MAX_BODY_BYTES = 1 << 20;
+
+  private final Supplier<CacheIndex> index;
+
+  public PolicyEndpoint(final Supplier<CacheIndex> index) {
+    this.index = index;
+  }
+
+  @Override
+  public void handle(final HttpServletRequest req, final HttpServletResponse resp)
+      throws IOException {
+    final String method = req.getMethod();
+    if (!"POST".equals(method) && !"PUT".equals(method)) {
+      HttpText.methodNotAllowed(resp, "POST, PUT");
+      return;
+    }
+    final HttpText.Body body = HttpText.read(req, MAX_BODY_BYTES);
+    if (body.tooLarge()) {
+      HttpText.error(
+          resp,
+          HttpServletResponse.SC_BAD_REQUEST,
+          "decode policy snapshot: http: request body too large");
+      return;
+    }
+    final PolicySnapshot snapshot;
+    try {
+      snapshot = PolicyJson.decode(body.bytes(), body.length());
+    } catch (JsonDecodeException e) {
+      HttpText.error(
+          resp, HttpServletResponse.SC_BAD_REQUEST, "decode policy snapshot: " + e.getMessage());
+      return;
+    }
+    if (!PolicySnapshot.isSupportedVersion(snapshot.version())) {
+      HttpText.error(
+          resp, HttpServletResponse.SC_BAD_REQUEST, "unsupported policy snapshot version");
+      return;
+    }
+    index.get().policyStore().replace(snapshot.normalized());
+    resp.setStatus(HttpServletResponse.SC_NO_CONTENT);
+  }
+}

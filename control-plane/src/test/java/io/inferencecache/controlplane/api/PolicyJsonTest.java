@@ -1,0 +1,148 @@
+package io.inferencecache.controlplane.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.inferencecache.engine.policy.PolicySnapshot;
+import io.inferencecache.engine.policy.PolicySpec;
+import io.inferencecache.engine.policy.StrategySpec;
+import io.inferencecache.engine.policy.TenantSpec;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class PolicyJsonTest {
+  private static PolicySnapshot decode(final String json) throws JsonDecodeException {
+    final byte[] b = json.getBytes(StandardCharsets.UTF_8);
+    return PolicyJson.decode(b, b.length);
+  }
+
+  @Test
+  void canonicalSerializationIsPinned() {
+    final PolicySnapshot s =
+        new PolicySnapshot(
+            7,
+            List.of(PolicySpec.builder("team-a").routingFloorScore(0f).build()),
+            List.of(TenantSpec.of("tenant-a", 10)));
+    assertThat(PolicyJson.write(s))
+        .isEqualTo(
+            "{\"version\":7,\"policies\":[{\"namespace\":\"team-a\",\"routingFloorScore\":0}],"
+                + "\"tenants\":[{\"tenantID\":\"tenant-a\",\"maxIndexEntries\":10}]}");
+  }
+
+  @Test
+  void canonicalSerializationRoundTripsEveryField() throws Exception {
+    final PolicySnapshot s =
+        new PolicySnapshot(
+            7,
+            List.of(
+                PolicySpec.builder("team-a")
+                    .evictionTTLNanos(900_000_000_000L)
+                    .minimumPrefixTokens(32)
+                    .minimumMatchedTokens(128)
+                    .routingFloorScore(5f)
+                    .lookupTimeoutMs(25)
+                    .affinityRouting(true)
+                    .eviction("lfu")
+                    .strategy(new StrategySpec(true, false, true))
+                    .build()),
+            List.of(new TenantSpec("team-a", 100_000, "Fairness")));
+    final String json = PolicyJson.write(s);
+    assertThat(json)
+        .isEqualTo(
+            "{\"version\":7,\"policies\":[{\"namespace\":\"team-a\",\"evictionTTL\":900000000000,"
+                + "\"minimumPrefixTokens\":32,\"minimumMatchedTokens\":128,\"routingFloorScore\":5,"
+                + "\"lookupTimeoutMs\":25,\"affinityRouting\":true,\"eviction\":\"lfu\","
+                + "\"strategy\":{\"enableChainMatching\":true,\"requireChain\":false,"
+                + "\"enableTenantHot\":true}}],\"tenants\":[{\"tenantID\":\"team-a\","
+                + "\"maxIndexEntries\":100000,\"isolationMode\":\"Fairness\"}]}");
+    assertThat(decode(json)).isEqualTo(s);
+  }
+
+  @Test
+  void emptyPoliciesAreWrittenTenantsOmitted() {
+    assertThat(PolicyJson.write(new PolicySnapshot(7, List.of(), List.of())))
+        .isEqualTo("{\"version\":7,\"policies\":[]}");
+  }
+
+  @Test
+  void keysMatchCaseInsensitivelyAndLastDuplicateWins() throws Exception {
+    final PolicySnapshot s =
+        decode(
+            "{\"VERSION\":3,\"version\":6,\"Policies\":[{\"NameSpace\":\"a\","
+                + "\"routingfloorscore\":0.5}],\"TENANTS\":[{\"tenantid\":\"t\",\"MaxIndexEntries\":4}]}");
+    assertThat(s.version()).isEqualTo(6);
+    assertThat(s.policies())
+        .containsExactly(PolicySpec.builder("a").routingFloorScore(0.5f).build());
+    assertThat(s.tenants()).containsExactly(TenantSpec.of("t", 4));
+  }
+
+  @Test
+  void nullOnPointerMeansAbsentAndOnScalarKeepsZero() throws Exception {
+    final PolicySnapshot s =
+        decode(
+            "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"routingFloorScore\":null,"
+                + "\"affinityRouting\":null,\"strategy\":null,\"evictionTTL\":null,\"eviction\":null}],"
+                + "\"tenants\":[{\"tenantID\":\"t\",\"maxIndexEntries\":null}]}");
+    final PolicySpec p = s.policies().get(0);
+    assertThat(p.routingFloorScore()).isNull();
+    assertThat(p.affinityRouting()).isNull();
+    assertThat(p.strategy()).isNull();
+    assertThat(p.evictionTTLNanos()).isZero();
+    assertThat(s.tenants().get(0).maxIndexEntries()).isZero();
+    assertThat(decode("{\"version\":null}").version()).isZero();
+    assertThat(decode("null").version()).isZero();
+  }
+
+  @Test
+  void onlyTheFirstJsonValueIsRead() throws Exception {
+    assertThat(decode("{\"version\":7} trailing garbage").version()).isEqualTo(7);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "{\"version\":7.0}",
+        "{\"version\":1e3}",
+        "{\"version\":\"7\"}",
+        "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"evictionTTL\":\"15m\"}]}",
+        "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"minimumPrefixTokens\":2147483648}]}",
+        "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"lookupTimeoutMs\":1.5}]}",
+        "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"routingFloorScore\":1e39}]}",
+        "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"affinityRouting\":\"yes\"}]}",
+        "{\"version\":7,\"tenants\":[{\"tenantID\":\"t\",\"maxIndexEntries\":9223372036854775808}]}",
+        "{\"version\":7,\"unknown\":1}",
+        "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"strategy\":{\"bogus\":true}}]}",
+        "not json",
+        "",
+        "[]",
+        "{\"version\":7"
+      })
+  void rejectsWhatGoRejects(final String body) {
+    assertThatThrownBy(() -> decode(body)).isInstanceOf(JsonDecodeException.class);
+  }
+
+  @Test
+  void errorMessagesNameTheProblem() {
+    assertThatThrownBy(() -> decode("{\"version\":7,\"nope\":1}"))
+        .hasMessage("json: unknown field \"nope\"");
+    assertThatThrownBy(() -> decode("{\"version\":7.5}"))
+        .hasMessage(
+            "json: cannot unmarshal number 7.5 into Go struct field PolicySnapshot.version of type"
+                + " int");
+    assertThatThrownBy(() -> decode("")).hasMessage("EOF");
+  }
+
+  @Test
+  void repeatedStrategyKeyMergesLikeGo() throws Exception {
+    final PolicySpec p =
+        decode(
+                "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"strategy\":{\"requireChain\":true},"
+                    + "\"strategy\":{\"enableTenantHot\":false}}]}")
+            .policies()
+            .get(0);
+    assertThat(p.strategy()).isEqualTo(new StrategySpec(null, true, false));
+  }
+}
