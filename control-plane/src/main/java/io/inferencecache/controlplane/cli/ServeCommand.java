@@ -4,8 +4,8 @@ import io.inferencecache.controlplane.ControlPlaneApplication;
 import io.inferencecache.controlplane.ServeLauncher;
 import io.inferencecache.controlplane.config.LogSettings;
 import io.inferencecache.controlplane.config.ServeOverrides;
-import io.inferencecache.controlplane.core.DetachedGrpcServer;
 import io.inferencecache.controlplane.core.GrpcLifecycleFactory;
+import io.inferencecache.controlplane.core.NettyGrpcLifecycle;
 import io.inferencecache.controlplane.core.StartupException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
     description = "Run the server: gRPC, the public HTTP listener and the snapshot listener.")
 public final class ServeCommand implements Callable<Integer> {
   /** The gRPC server this build wires (the service module's, once it is in the reactor). */
-  static GrpcLifecycleFactory grpcFactory = DetachedGrpcServer.FACTORY;
+  static GrpcLifecycleFactory grpcFactory = NettyGrpcLifecycle.FACTORY;
 
   @Option(
       names = "--grpc-bind-address",

@@ -3,8 +3,8 @@ package io.inferencecache.controlplane.support;
 import io.inferencecache.controlplane.ControlPlaneApplication;
 import io.inferencecache.controlplane.ServeLauncher;
 import io.inferencecache.controlplane.config.ServeOverrides;
-import io.inferencecache.controlplane.core.DetachedGrpcServer;
 import io.inferencecache.controlplane.core.ListenerConnectorFactory;
+import io.inferencecache.controlplane.core.NettyGrpcLifecycle;
 import io.inferencecache.engine.CacheIndex;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +31,7 @@ public final class TestServer implements AutoCloseable {
     final ServeOverrides f = flags.withListeners("127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0");
     return new TestServer(
         ServeLauncher.start(
-            new ControlPlaneApplication(DetachedGrpcServer.FACTORY),
+            new ControlPlaneApplication(NettyGrpcLifecycle.FACTORY),
             f,
             file,
             ServeLauncher.KUBERNETES));
@@ -43,6 +43,15 @@ public final class TestServer implements AutoCloseable {
 
   public String snapshotUrl(final String path) {
     return "http://127.0.0.1:" + running.port(ListenerConnectorFactory.SNAPSHOT) + path;
+  }
+
+  /** The gRPC server's bound port. */
+  public int grpcPort() {
+    return running
+        .application()
+        .wiring()
+        .grpc()
+        .withServer(s -> ((NettyGrpcLifecycle) s).port(), -1);
   }
 
   public CacheIndex index() {

@@ -45,6 +45,11 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   private final LongSupplier nanoTime;
   private final ZeroCopyLookupRoute zeroCopy;
   private final StreamingFeeds feeds;
+  private final LookupMetrics metrics;
+  private final java.util.Set<ProtoCall> protoWatched =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Thread protoWatchdog;
+  private volatile boolean protoWatchdogRunning = true;
   private final ThreadLocal<ProtoScratch> protoScratch = ThreadLocal.withInitial(ProtoScratch::new);
 
   private static final class ProtoScratch {
@@ -63,12 +68,18 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     this.handler = handler;
     this.nanoTime = nanoTime;
     this.feeds = feeds;
+    this.metrics = metrics;
     this.zeroCopy = new ZeroCopyLookupRoute(index, handler, metrics, nanoTime, 1024, 1_000_000L);
+    this.protoWatchdog = new Thread(() -> watchProto(1_000_000L), "lookup-proto-deadline-watchdog");
+    this.protoWatchdog.setDaemon(true);
+    this.protoWatchdog.start();
   }
 
-  /** Stops the zero-copy path's watchdog. */
+  /** Stops the deadline watchdogs of both LookupRoute paths. */
   public void shutdown() {
     zeroCopy.close();
+    protoWatchdogRunning = false;
+    protoWatchdog.interrupt();
   }
 
   /** The zero-copy LookupRoute path (for in-process benchmarks). */
@@ -130,25 +141,103 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     ProtoLookupCodec.fill(request, s.in);
     final io.grpc.Context ctx = io.grpc.Context.current();
     final io.grpc.Deadline d = ctx.getDeadline();
-    final long deadline =
+    final long callerDeadline =
         d == null
             ? Long.MAX_VALUE
             : start + d.timeRemaining(java.util.concurrent.TimeUnit.NANOSECONDS);
-    final CallContext call =
-        new CallContext() {
-          @Override
-          public long deadlineNanos() {
-            return deadline;
-          }
-
-          @Override
-          public boolean cancelled() {
-            return ctx.isCancelled();
-          }
-        };
-    handler.handle(s.in, s.out, call, s.scratch, start);
+    final ProtoCall call = new ProtoCall(ctx, callerDeadline, start, out, request.getModelId());
+    // Like the zero-copy path: a watchdog answers TIMEOUT at the handler's deadline even if the
+    // handler thread is stuck (index, tokenizer); whoever claims the call first answers it.
+    call.watchDeadline = handler.deadline(s.in, callerDeadline, start);
+    final boolean watched = call.watchDeadline != Long.MAX_VALUE;
+    if (watched) {
+      protoWatched.add(call);
+    }
+    try {
+      handler.handle(s.in, s.out, call, s.scratch, start);
+    } finally {
+      if (watched) {
+        protoWatched.remove(call);
+      }
+    }
+    if (!call.claim()) {
+      return; // the watchdog answered TIMEOUT
+    }
+    call.state.set(ProtoCall.ANSWERED);
     out.onNext(ProtoLookupCodec.toProto(s.out, index, request.getAdapterId()));
     out.onCompleted();
+  }
+
+  /** One protobuf-path LookupRoute call as the handler and the deadline watchdog see it. */
+  private static final class ProtoCall implements CallContext {
+    static final int RUNNING = 0;
+    static final int CLAIMED = 1;
+    static final int ANSWERED = 2;
+
+    final java.util.concurrent.atomic.AtomicInteger state =
+        new java.util.concurrent.atomic.AtomicInteger(RUNNING);
+    final io.grpc.Context ctx;
+    final long callerDeadline;
+    final long start;
+    final StreamObserver<LookupRouteResponse> out;
+    final String model;
+    volatile long watchDeadline = Long.MAX_VALUE;
+
+    ProtoCall(
+        final io.grpc.Context ctx,
+        final long callerDeadline,
+        final long start,
+        final StreamObserver<LookupRouteResponse> out,
+        final String model) {
+      this.ctx = ctx;
+      this.callerDeadline = callerDeadline;
+      this.start = start;
+      this.out = out;
+      this.model = model;
+    }
+
+    @Override
+    public long deadlineNanos() {
+      return callerDeadline;
+    }
+
+    @Override
+    public boolean cancelled() {
+      return ctx.isCancelled();
+    }
+
+    @Override
+    public boolean claim() {
+      return state.compareAndSet(RUNNING, CLAIMED) || state.get() == CLAIMED;
+    }
+  }
+
+  private void watchProto(final long tickNanos) {
+    while (protoWatchdogRunning) {
+      java.util.concurrent.locks.LockSupport.parkNanos(tickNanos);
+      if (protoWatched.isEmpty()) {
+        continue;
+      }
+      final long now = nanoTime.getAsLong();
+      for (ProtoCall c : protoWatched) {
+        if (now >= c.watchDeadline
+            && c.state.compareAndSet(ProtoCall.RUNNING, ProtoCall.ANSWERED)) {
+          protoWatched.remove(c);
+          final long latency = Math.max(0, now - c.start);
+          metrics.record(c.model, ReasonCodes.TIMEOUT, false, latency);
+          try {
+            c.out.onNext(
+                LookupRouteResponse.newBuilder()
+                    .setReasonCode(ReasonCodes.TIMEOUT)
+                    .setLookupLatencyUs(latency / 1000)
+                    .build());
+            c.out.onCompleted();
+          } catch (RuntimeException e) {
+            LOG.debug("event=lookup_route_timeout_send_failed reason=\"{}\"", String.valueOf(e));
+          }
+        }
+      }
+    }
   }
 
   @Override

@@ -29,6 +29,9 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
   static final int STATE_RUNNING = 1;
   static final int STATE_ANSWERED = 2;
 
+  /** The handler committed its answer (see {@link #claim()}); the watchdog leaves it alone. */
+  static final int STATE_CLAIMED = 3;
+
   final LookupInput input = new LookupInput();
   final LookupOutput output = new LookupOutput();
   final LookupRouteHandler.Scratch scratch = new LookupRouteHandler.Scratch();
@@ -50,6 +53,10 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
   // Per-call state.
   final AtomicInteger state = new AtomicInteger(STATE_IDLE);
   volatile long deadlineNanos = Long.MAX_VALUE;
+
+  /** When the watchdog answers TIMEOUT: the handler's whole deadline, see LookupRouteHandler. */
+  volatile long watchDeadlineNanos = Long.MAX_VALUE;
+
   volatile long startNanos;
   Context grpcContext;
   StreamObserver<LookupCall> observer;
@@ -66,6 +73,7 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
     grpcContext = null;
     observer = null;
     deadlineNanos = Long.MAX_VALUE;
+    watchDeadlineNanos = Long.MAX_VALUE;
     return this;
   }
 
@@ -79,6 +87,23 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
   public boolean cancelled() {
     final Context c = grpcContext;
     return c != null && c.isCancelled();
+  }
+
+  /**
+   * Running → claimed, unless the watchdog already answered (then false). A call that is not
+   * watched (idle: driven directly, as in the in-process benchmark) is always the handler's.
+   */
+  @Override
+  public boolean claim() {
+    while (true) {
+      final int s = state.get();
+      if (s == STATE_ANSWERED) {
+        return false;
+      }
+      if (s != STATE_RUNNING || state.compareAndSet(STATE_RUNNING, STATE_CLAIMED)) {
+        return true;
+      }
+    }
   }
 
   // ---- Parsing (protobuf wire format of LookupRouteRequest)

@@ -52,13 +52,16 @@ final class WireReader {
     return 0;
   }
 
-  /** The next tag, or 0 at the end (or on failure). */
+  /**
+   * The next tag, or 0 at the end (or on failure). Tags are unsigned 32-bit: field numbers up to
+   * 2^29-1 give tags above {@link Integer#MAX_VALUE}, returned as negative ints (use {@code >>>}).
+   */
   int tag() {
     if (pos >= limit || !ok) {
       return 0;
     }
     final long t = varint();
-    if (!ok || t <= 0 || t > Integer.MAX_VALUE || (t >>> 3) == 0) {
+    if (!ok || t <= 0 || t > 0xFFFFFFFFL || (t >>> 3) == 0) {
       ok = false;
       return 0;
     }

@@ -135,7 +135,9 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
       // Bad wire input: fail open without consulting the index.
       final long latency = nanoTime.getAsLong() - start;
       c.output.answer(ReasonCodes.NO_HINT, latency / 1000);
-      metrics.record(modelOf(c), ReasonCodes.NO_HINT, false, latency);
+      if (c.claim()) {
+        metrics.record(modelOf(c), ReasonCodes.NO_HINT, false, latency);
+      }
     } else {
       handler.handle(c.input, c.output, c, c.scratch, start);
     }
@@ -152,13 +154,22 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
     c.observer = observer;
     c.startNanos = start;
     final Deadline d = ctx.getDeadline();
-    long deadline = d == null ? Long.MAX_VALUE : start + d.timeRemaining(TimeUnit.NANOSECONDS);
-    deadline = Math.min(deadline, handler.policyDeadline(c.input, start));
-    c.deadlineNanos = deadline;
+    final long callerDeadline =
+        d == null ? Long.MAX_VALUE : start + d.timeRemaining(TimeUnit.NANOSECONDS);
+    c.deadlineNanos = callerDeadline;
+    // The watchdog enforces the handler's own deadline (caller, policy, default tokenize timeout).
+    c.watchDeadlineNanos = handler.deadline(c.input, callerDeadline, start);
     c.state.set(LookupCall.STATE_RUNNING);
     answer(c, start);
-    if (!c.state.compareAndSet(LookupCall.STATE_RUNNING, LookupCall.STATE_ANSWERED)) {
+    if (!c.claim()) {
       return; // the watchdog answered TIMEOUT; this object is abandoned (not pooled)
+    }
+    c.state.set(LookupCall.STATE_ANSWERED);
+    if (c.cancelled()) {
+      // The caller is gone: nothing to send. A transport may drop the response of a cancelled call
+      // without ever reading it (in-process does), which would strand this pooled object forever.
+      release(c);
+      return;
     }
     c.armRelease(); // back to the pool once the transport has consumed the response bytes
     try {
@@ -175,8 +186,8 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
       final long now = nanoTime.getAsLong();
       for (LookupCall c : all) {
         if (c.state.get() == LookupCall.STATE_RUNNING
-            && c.deadlineNanos != Long.MAX_VALUE
-            && now >= c.deadlineNanos
+            && c.watchDeadlineNanos != Long.MAX_VALUE
+            && now >= c.watchDeadlineNanos
             && c.state.compareAndSet(LookupCall.STATE_RUNNING, LookupCall.STATE_ANSWERED)) {
           timeout(c, now);
         }

@@ -8,6 +8,16 @@ public interface CallContext {
   /** Whether the caller cancelled (treated like an expired deadline: TIMEOUT). */
   boolean cancelled();
 
+  /**
+   * Commits the handler's own answer for this call. Returns false when the call was already
+   * answered by someone else (a transport's deadline watchdog answering TIMEOUT while the handler
+   * was still running): the handler then neither credits LFU counters nor records a metric, since
+   * its answer is never delivered and the watchdog counted the call. Idempotent.
+   */
+  default boolean claim() {
+    return true;
+  }
+
   /** No deadline, never cancelled. */
   CallContext NONE =
       new CallContext() {

@@ -106,6 +106,42 @@ public final class LookupRouteHandler {
   }
 
   /**
+   * The deadline a call runs under (spec §2.9 steps 2-3), on the handler clock: the tighter of the
+   * caller's and the tenant policy's {@code lookupTimeoutMs}; a call that will tokenize prompt_text
+   * and has neither gets {@link #DEFAULT_TOKENIZE_TIMEOUT_NANOS}. {@link Long#MAX_VALUE} when there
+   * is none. Transports that answer TIMEOUT on their own (watchdogs) must use this deadline, so
+   * that a blocked handler is bounded exactly as the handler is.
+   */
+  public long deadline(final LookupInput in, final long callerDeadline, final long start) {
+    return deadline(in, policies.resolve(index.idOf(in.request.tenant())), callerDeadline, start);
+  }
+
+  private static long deadline(
+      final LookupInput in,
+      final ResolvedPolicy policy,
+      final long callerDeadline,
+      final long start) {
+    long deadline = callerDeadline;
+    if (policy.lookupTimeoutMs() > 0) {
+      deadline =
+          Math.min(deadline, start + TimeUnit.MILLISECONDS.toNanos(policy.lookupTimeoutMs()));
+    }
+    if (deadline == Long.MAX_VALUE && willTokenize(in, policy.enableChainMatching())) {
+      deadline = start + DEFAULT_TOKENIZE_TIMEOUT_NANOS;
+    }
+    return deadline;
+  }
+
+  /** Step 3: whether the prompt text will be tokenized. */
+  private static boolean willTokenize(final LookupInput in, final boolean chainOn) {
+    final LookupRequest q = in.request;
+    return in.promptLength > 0
+        && (!chainOn || (q.blockHashCount() == 0 && q.blockTokenCountCount() == 0))
+        && q.exactLength() == 0
+        && in.tokenIdCount == 0;
+  }
+
+  /**
    * Answers one LookupRoute. Never throws: an internal fault is answered as NO_HINT (counted).
    *
    * @param start the handler-clock time at which the call arrived (for latency)
@@ -130,6 +166,9 @@ public final class LookupRouteHandler {
       out.reset();
       out.reasonCode = ReasonCodes.NO_HINT;
       out.latencyMicros = micros(nanoTime.getAsLong() - start);
+    }
+    if (!call.claim()) {
+      return; // already answered (TIMEOUT) and counted by the transport's watchdog
     }
     final boolean probe = isProbeTenant(q);
     metrics.record(
@@ -174,30 +213,15 @@ public final class LookupRouteHandler {
       return;
     }
 
-    // 2. Deadlines: the tighter of the caller's and the policy's budget.
+    // 2-3. Deadlines: the tighter of the caller's and the policy's budget; a tokenizing lookup
+    // always has one.
     final ResolvedPolicy policy = policies.resolve(index.idOf(q.tenant()));
     final long budgetNanos =
         policy.lookupTimeoutMs() > 0 ? TimeUnit.MILLISECONDS.toNanos(policy.lookupTimeoutMs()) : 0;
-    long deadline = call.deadlineNanos();
-    if (budgetNanos > 0) {
-      deadline = Math.min(deadline, start + budgetNanos);
-    }
-
-    // 3. Chain matching switch; a tokenizing lookup always has a deadline.
+    final long deadline = deadline(in, policy, call.deadlineNanos(), start);
     final boolean chainOn = policy.enableChainMatching();
     final int rawHashes = q.blockHashCount();
     final int rawCounts = q.blockTokenCountCount();
-    final boolean hasPrefixHash = q.exactLength() > 0;
-    final boolean hasTokenIds = in.tokenIdCount > 0;
-    final boolean hasPrompt = in.promptLength > 0;
-    final boolean willTokenize =
-        hasPrompt
-            && (!chainOn || (rawHashes == 0 && rawCounts == 0))
-            && !hasPrefixHash
-            && !hasTokenIds;
-    if (deadline == Long.MAX_VALUE && willTokenize) {
-      deadline = start + DEFAULT_TOKENIZE_TIMEOUT_NANOS;
-    }
 
     // 4. Already expired.
     if (expired(deadline, call)) {
@@ -300,7 +324,9 @@ public final class LookupRouteHandler {
     }
 
     // 15. LFU credit for a delivered prefix match.
-    if (outcome == Outcome.PREFIX_MATCH) {
+    // Only an answer that is actually delivered is credited: the call is claimed first, so a
+    // TIMEOUT already sent by a watchdog is never credited.
+    if (outcome == Outcome.PREFIX_MATCH && call.claim()) {
       index.creditDelivered(r);
     }
     // 16.

@@ -1,0 +1,112 @@
+package io.inferencecache.controlplane.core;
+
+import io.inferencecache.engine.CacheIndex;
+import io.inferencecache.service.grpc.InferenceCacheService;
+import io.inferencecache.service.lookup.HuggingFaceTokenizers;
+import io.inferencecache.service.lookup.LookupMetrics;
+import io.inferencecache.service.lookup.LookupRouteHandler;
+import io.inferencecache.service.lookup.PromptTokenizer;
+import io.inferencecache.service.server.GrpcServer;
+import io.inferencecache.service.server.GrpcServerConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The real gRPC server: the service module's grpc-netty {@link GrpcServer} serving {@link
+ * InferenceCacheService} (zero-copy LookupRoute) over the open index, with the tokenizers of {@code
+ * --tokenizer-models-dir} for prompt_text lookups.
+ */
+public final class NettyGrpcLifecycle implements GrpcLifecycle {
+  private static final Logger LOG = LoggerFactory.getLogger(NettyGrpcLifecycle.class);
+
+  /** The factory the application uses. */
+  public static final GrpcLifecycleFactory FACTORY = NettyGrpcLifecycle::new;
+
+  private final GrpcContext context;
+  private volatile GrpcServer server;
+  private InferenceCacheService service;
+  private HuggingFaceTokenizers tokenizers;
+
+  private NettyGrpcLifecycle(final GrpcContext context) {
+    this.context = context;
+  }
+
+  @Override
+  public void start() throws Exception {
+    final CacheIndex index = context.index();
+    final PromptTokenizer tokenizer = tokenizer(context.engine().getTokenizerModelsDir());
+    final LookupMetrics metrics = context.routeMetrics()::record;
+    final LookupRouteHandler handler =
+        new LookupRouteHandler(
+            index, tokenizer, context.engine().getBlockSize(), metrics, System::nanoTime);
+    service = new InferenceCacheService(index, handler, metrics, System::nanoTime, null);
+    final GrpcServerConfig.Builder cfg =
+        GrpcServerConfig.builder()
+            .bindAddress(context.address().toString())
+            .maxInboundMessageSize((int) context.grpc().getMaxInboundMessageSize().toBytes())
+            .maxConcurrentCallsPerConnection(context.grpc().getMaxConcurrentCallsPerConnection())
+            .shutdownDrainTimeout(
+                java.time.Duration.ofMillis(context.grpc().getDrainTimeout().toMilliseconds()))
+            .tlsCertFile(context.tls().getCertFile())
+            .tlsKeyFile(context.tls().getKeyFile());
+    if (context.grpc().getExecutorThreads() > 0) {
+      cfg.executorThreads(context.grpc().getExecutorThreads());
+    }
+    final GrpcServer s =
+        GrpcServer.builder(cfg.build()).addService(service.definition(true)).build();
+    try {
+      s.start();
+    } catch (IOException e) {
+      s.close();
+      throw e;
+    }
+    server = s;
+    LOG.info(
+        "event=grpc_serving address={} port={} transport={} tls={}",
+        context.address(),
+        s.port(),
+        s.transport(),
+        s.tlsEnabled());
+  }
+
+  private PromptTokenizer tokenizer(final String dir) throws IOException {
+    if (dir == null || dir.isBlank()) {
+      return PromptTokenizer.NONE;
+    }
+    tokenizers = HuggingFaceTokenizers.load(Path.of(dir.trim()));
+    return tokenizers;
+  }
+
+  /** The bound port (for tests binding port 0); -1 before start. */
+  public int port() {
+    final GrpcServer s = server;
+    return s == null ? -1 : s.port();
+  }
+
+  @Override
+  public void stop() {
+    final GrpcServer s = server;
+    if (s != null) {
+      s.close();
+    }
+    if (service != null) {
+      service.shutdown();
+    }
+    if (tokenizers != null) {
+      tokenizers.close();
+    }
+  }
+
+  @Override
+  public boolean serving() {
+    final GrpcServer s = server;
+    return s != null && s.isServing();
+  }
+
+  @Override
+  public boolean tlsEnabled() {
+    return context.tls().enabled();
+  }
+}
