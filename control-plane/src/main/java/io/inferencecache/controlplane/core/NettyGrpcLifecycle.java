@@ -55,7 +55,10 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
       cfg.executorThreads(context.grpc().getExecutorThreads());
     }
     final GrpcServer s =
-        GrpcServer.builder(cfg.build()).addService(service.definition(true)).build();
+        GrpcServer.builder(cfg.build())
+            .addService(service.definition(true))
+            .onShed(service::answerShed) // a shed LookupRoute is NO_HINT with OK, never an error
+            .build();
     try {
       s.start();
     } catch (IOException e) {

@@ -43,9 +43,10 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   private final CacheIndex index;
   private final LookupRouteHandler handler;
   private final LongSupplier nanoTime;
+  private final LookupMetrics metrics;
+  private volatile boolean zeroCopyBound;
   private final ZeroCopyLookupRoute zeroCopy;
   private final StreamingFeeds feeds;
-  private final LookupMetrics metrics;
   private final java.util.Set<ProtoCall> protoWatched =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final Thread protoWatchdog;
@@ -67,8 +68,8 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     this.index = index;
     this.handler = handler;
     this.nanoTime = nanoTime;
-    this.feeds = feeds;
     this.metrics = metrics;
+    this.feeds = feeds;
     this.zeroCopy = new ZeroCopyLookupRoute(index, handler, metrics, nanoTime, 1024, 1_000_000L);
     this.protoWatchdog = new Thread(() -> watchProto(1_000_000L), "lookup-proto-deadline-watchdog");
     this.protoWatchdog.setDaemon(true);
@@ -92,6 +93,7 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
    * the default protobuf one; ReportCacheState always validating.
    */
   public ServerServiceDefinition definition(final boolean zeroCopyLookup) {
+    zeroCopyBound = zeroCopyLookup;
     final ServerServiceDefinition generated = bindService();
     final ServiceDescriptor gd = generated.getServiceDescriptor();
     final MethodDescriptor<IngestMessage, Ack> report =
@@ -124,6 +126,30 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
       }
     }
     return b.build();
+  }
+
+  /**
+   * Answers a LookupRoute the server shed under overload: NO_HINT with status OK (fail-open), not
+   * an error; other methods are left to the server's RESOURCE_EXHAUSTED. Register it with {@link
+   * io.inferencecache.service.server.GrpcServer.Builder#onShed}.
+   */
+  @SuppressWarnings("unchecked")
+  public boolean answerShed(final io.grpc.ServerCall<?, ?> call) {
+    if (!call.getMethodDescriptor()
+        .getFullMethodName()
+        .equals(InferenceCacheGrpc.getLookupRouteMethod().getFullMethodName())) {
+      return false;
+    }
+    metrics.record("", ReasonCodes.NO_HINT, false, 0);
+    call.sendHeaders(new io.grpc.Metadata());
+    if (zeroCopyBound) {
+      ((io.grpc.ServerCall<?, LookupCall>) call).sendMessage(zeroCopy.noHintReply());
+    } else {
+      ((io.grpc.ServerCall<?, LookupRouteResponse>) call)
+          .sendMessage(LookupRouteResponse.newBuilder().setReasonCode(ReasonCodes.NO_HINT).build());
+    }
+    call.close(Status.OK, new io.grpc.Metadata());
+    return true;
   }
 
   @Override

@@ -213,6 +213,16 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
     }
   }
 
+  /** A one-off NO_HINT response (for calls shed under overload; not pooled). */
+  LookupCall noHintReply() {
+    final LookupCall reply = new LookupCall();
+    reply.pooled = false;
+    reply.resetCall();
+    reply.output.answer(ReasonCodes.NO_HINT, 0);
+    reply.encode(index);
+    return reply;
+  }
+
   private String modelOf(final LookupCall c) {
     return c.input.request().model().toString();
   }

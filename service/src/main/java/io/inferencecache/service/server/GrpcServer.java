@@ -203,7 +203,7 @@ public final class GrpcServer implements AutoCloseable {
       nb.intercept(interceptor);
     }
     // Added last so that it runs first, before any caller interceptor sees a refused call.
-    nb.intercept(new Shed());
+    nb.intercept(new Shed(b.shedResponders));
     return nb.build();
   }
 
@@ -376,7 +376,27 @@ public final class GrpcServer implements AutoCloseable {
   }
 
   /** Closes the calls {@link Admission} refused, before any other interceptor or handler. */
+  /**
+   * Answers a call the server sheds under overload, instead of {@code RESOURCE_EXHAUSTED}: a
+   * fail-open RPC (LookupRoute) answers its "no hint" response with status OK.
+   */
+  @FunctionalInterface
+  public interface ShedResponder {
+    /**
+     * Answers {@code call} (send headers, a message, and close) and returns true; or returns false
+     * to let the server refuse it with {@code RESOURCE_EXHAUSTED}. Runs on a transport thread: must
+     * be quick and must not block.
+     */
+    boolean answer(ServerCall<?, ?> call);
+  }
+
   private static final class Shed implements ServerInterceptor {
+    private final List<ShedResponder> responders;
+
+    Shed(final List<ShedResponder> responders) {
+      this.responders = List.copyOf(responders);
+    }
+
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(
         final ServerCall<Q, R> call, final Metadata headers, final ServerCallHandler<Q, R> next) {
@@ -384,6 +404,11 @@ public final class GrpcServer implements AutoCloseable {
         return next.startCall(call, headers);
       }
       headers.discardAll(SHED_MARK);
+      for (ShedResponder r : responders) {
+        if (r.answer(call)) {
+          return new ServerCall.Listener<>() {};
+        }
+      }
       call.close(OVERLOADED, new Metadata());
       return new ServerCall.Listener<>() {};
     }
@@ -428,6 +453,7 @@ public final class GrpcServer implements AutoCloseable {
     private final GrpcServerConfig config;
     private final List<ServerServiceDefinition> services = new ArrayList<>();
     private final List<ServerInterceptor> interceptors = new ArrayList<>();
+    private final List<ShedResponder> shedResponders = new ArrayList<>();
     private final Set<String> serviceNames = new HashSet<>(BUILT_IN_SERVICES);
 
     private Builder(final GrpcServerConfig config) {
@@ -465,6 +491,15 @@ public final class GrpcServer implements AutoCloseable {
      */
     public Builder intercept(final ServerInterceptor interceptor) {
       interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+      return this;
+    }
+
+    /**
+     * Adds a responder for calls shed under overload (see {@link ShedResponder}); calls no
+     * responder answers are refused with {@code RESOURCE_EXHAUSTED}.
+     */
+    public Builder onShed(final ShedResponder responder) {
+      shedResponders.add(Objects.requireNonNull(responder, "responder"));
       return this;
     }
 
