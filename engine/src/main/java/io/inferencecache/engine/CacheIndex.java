@@ -717,6 +717,39 @@ public final class CacheIndex implements AutoCloseable {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Change hooks (writer only; names and hashes are materialised only when the listener asks)
+
+  private void reportStored(
+      final Partition p, final byte[] hash, final int replica, final int tokens, final long ts) {
+    listener.onPrefixStored(
+        dict.string(p.tenant()),
+        dict.string(p.model()),
+        dict.string(replica),
+        dict.string(p.scheme()),
+        dict.string(p.adapter()),
+        hash.clone(),
+        tokens,
+        ts);
+  }
+
+  private void reportRemoved(
+      final Partition p, final byte[] hash, final int replica, final String reason, final long ts) {
+    listener.onPrefixRemoved(
+        dict.string(p.tenant()),
+        dict.string(p.model()),
+        dict.string(replica),
+        dict.string(p.scheme()),
+        dict.string(p.adapter()),
+        hash,
+        reason,
+        ts);
+  }
+
+  private static byte[] hashOf(final byte[] key, final int keyLength) {
+    return Arrays.copyOfRange(key, HolderLayout.KEY_PARTITION_BYTES, keyLength);
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Ingest
 
   private long tsNanos(final long micros, final long now) {
@@ -762,6 +795,10 @@ public final class CacheIndex implements AutoCloseable {
                     st.t2QueryTokens(),
                     ts,
                     ts));
+        if (listener.wantsChanges()) {
+          listener.onReplicaUpdated(
+              dict.string(tenant), dict.string(model), dict.string(replica), ts);
+        }
       }
       persistNewMetadata();
       if (tenant != reservedTenantId) {
@@ -854,6 +891,9 @@ public final class CacheIndex implements AutoCloseable {
     } else if (outcome == PrefixStore.NEW_HOLDER) {
       holderAdded(p, replica);
     }
+    if (listener.wantsChanges()) {
+      reportStored(p, hash, replica, tokens, ts);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -865,10 +905,11 @@ public final class CacheIndex implements AutoCloseable {
     try {
       ensureOpen();
       final long now = clock.nanoTime();
+      final long ts = tsNanos(e.timestampMicros(), now);
       switch (e.type()) {
-        case PREFIX_EVICTED -> evictPrefix(e);
-        case REPLICA_UPDATED -> replicaUpdated(e, tsNanos(e.timestampMicros(), now));
-        case ALL_CLEARED -> allCleared(e);
+        case PREFIX_EVICTED -> evictPrefix(e, ts);
+        case REPLICA_UPDATED -> replicaUpdated(e, ts);
+        case ALL_CLEARED -> allCleared(e, ts);
         default -> {
           // PREFIX_ADDED carries no scheme or token count; unspecified/unknown: ignored
         }
@@ -879,7 +920,7 @@ public final class CacheIndex implements AutoCloseable {
     }
   }
 
-  private void evictPrefix(final IndexEvent e) {
+  private void evictPrefix(final IndexEvent e, final long ts) {
     final int tenant = dict.idOf(e.tenantId());
     final int model = dict.idOf(e.modelId());
     final int replica = dict.idOf(e.replicaId());
@@ -899,18 +940,25 @@ public final class CacheIndex implements AutoCloseable {
       if (!wkey.set(pid, e.prefixHash(), 0, e.prefixHash().length)) {
         return;
       }
-      removeHolderAt(p, replica);
+      removeHolderAt(p, replica, IndexListener.REMOVED_BY_EVENT, ts);
     }
   }
 
-  private void removeHolderAt(final Partition p, final int replica) {
+  /** Removes holder {@code replica} of the key in {@code wkey}; true if it was there. */
+  private boolean removeHolderAt(
+      final Partition p, final int replica, final String reason, final long ts) {
     final int r = storeOf(p).removeHolder(wkey, replica, removed);
-    if (r >= 0) {
-      holderRemoved(p, replica, removed.slot(0));
-      if (r == 0) {
-        keyRemoved(p);
-      }
+    if (r < 0) {
+      return false;
     }
+    holderRemoved(p, replica, removed.slot(0));
+    if (r == 0) {
+      keyRemoved(p);
+    }
+    if (listener.wantsChanges()) {
+      reportRemoved(p, wkey.hashCopy(), replica, reason, ts);
+    }
+    return true;
   }
 
   private void replicaUpdated(final IndexEvent e, final long ts) {
@@ -922,16 +970,28 @@ public final class CacheIndex implements AutoCloseable {
     final StatsRow row = tm.stats.get(replica);
     if (row != null) {
       tm.stats = tm.stats.with(row.withLastSeen(ts));
+      if (listener.wantsChanges()) {
+        listener.onReplicaUpdated(
+            dict.string(tm.tenant), dict.string(tm.model), dict.string(replica), ts);
+      }
     }
   }
 
-  private void allCleared(final IndexEvent e) {
+  private void allCleared(final IndexEvent e, final long ts) {
     final TenantModelState tm = tmLookup(dict.idOf(e.tenantId()), dict.idOf(e.modelId()));
     final int replica = dict.idOf(e.replicaId());
     if (tm == null || replica < 0) {
       return;
     }
     tm.stats = tm.stats.without(replica);
+    clearReplica(tm, replica);
+    if (listener.wantsChanges()) {
+      listener.onAllCleared(
+          dict.string(tm.tenant), dict.string(tm.model), dict.string(replica), ts);
+    }
+  }
+
+  private void clearReplica(final TenantModelState tm, final int replica) {
     boolean serving = false;
     for (int sid : tm.scopes()) {
       if (scopes.get(sid).count(replica) > 0) {
@@ -1011,6 +1071,14 @@ public final class CacheIndex implements AutoCloseable {
                 for (int i = 0; i < holders.count(); i++) {
                   if (now - holders.lastSeen(i) >= ttl) {
                     holderRemoved(p, holders.replica(i), holders.slot(i));
+                    if (listener.wantsChanges()) {
+                      reportRemoved(
+                          p,
+                          hashOf(key, keyLength),
+                          holders.replica(i),
+                          IndexListener.REMOVED_BY_TTL,
+                          now);
+                    }
                     if (policies.lfu(p.tenant())) {
                       removedLfu[0]++;
                     } else {
@@ -1232,12 +1300,11 @@ public final class CacheIndex implements AutoCloseable {
         });
     long lru = 0;
     long lfu = 0;
+    final long now = clock.nanoTime();
     for (Victim v : heap) {
       final Partition p = partitions.get(v.partition);
       wkey.setRaw(v.key, v.key.length);
-      final int before = (int) totalEntries.get();
-      removeHolderAt(p, v.replica);
-      if (totalEntries.get() < before) {
+      if (removeHolderAt(p, v.replica, IndexListener.REMOVED_BY_CAP, now)) {
         if (policies.lfu(p.tenant())) {
           lfu++;
         } else {
@@ -1303,13 +1370,19 @@ public final class CacheIndex implements AutoCloseable {
           return PrefixStore.EntryVisitor.KEEP;
         });
     long evicted = 0;
+    final long now = clock.nanoTime();
     for (Victim v : heap) {
       final Partition p = partitions.get(v.partition);
       wkey.setRaw(v.key, v.key.length);
       final int n = main.removeKey(wkey, removed);
       if (n > 0) {
+        final boolean report = listener.wantsChanges();
+        final byte[] hash = report ? wkey.hashCopy() : null;
         for (int i = 0; i < n; i++) {
           holderRemoved(p, removed.replica(i), removed.slot(i));
+          if (report) {
+            reportRemoved(p, hash, removed.replica(i), IndexListener.REMOVED_BY_QUOTA, now);
+          }
         }
         keyRemoved(p);
         evicted++;

@@ -1,5 +1,6 @@
 /**
- * The data-plane service: gRPC transport ({@code server}) and, later, the RPC handlers and
- * engine-side ingestion.
+ * The data-plane service: gRPC transport ({@code server}), the RPC handlers ({@code grpc}, {@code
+ * lookup}), the streaming feeds ({@code feeds}) and the engine-side KV-event subscriber ({@code
+ * subscriber}).
  */
 package io.inferencecache.service;

@@ -49,6 +49,11 @@ public final class KeyBuffer {
     bytes[3] = (byte) partition;
   }
 
+  /** A copy of the hash bytes of the key (allocates). */
+  public byte[] hashCopy() {
+    return java.util.Arrays.copyOfRange(bytes, HolderLayout.KEY_PARTITION_BYTES, length);
+  }
+
   /** Length of the key in bytes. */
   public int length() {
     return length;

@@ -10,11 +10,13 @@ import org.slf4j.LoggerFactory;
 /**
  * The whole sidecar for one replica, wired from a {@link SubscriberConfig}: {@link ZmqEventSource}
  * → queue of {@link SubscriberConfig#QUEUE_CAPACITY} → {@link Reporter}, and, unless the metrics
- * URL is empty, a {@link StatsReporter}. Both paths deliver to one {@link UpdateSink}.
+ * URL is empty, a {@link StatsReporter}. Both paths deliver to one {@link UpdateSink}: by default a
+ * {@link GrpcUpdateSink} to {@link SubscriberConfig#server()}, owned by the subscriber.
  *
  * <p>{@link #close()} stops the source first, then lets the reporter drain the queue and flush
- * (bounded by {@link Reporter#DRAIN_SECONDS}), then stops the stats path. Start and close from one
- * thread.
+ * (bounded by {@link Reporter#DRAIN_SECONDS}), then stops the stats path, then closes an owned sink
+ * (which delivers what it still holds for up to {@link GrpcUpdateSink#DRAIN_TIMEOUT_DEFAULT}).
+ * Start and close from one thread.
  */
 public final class KvEventSubscriber implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KvEventSubscriber.class);
@@ -25,10 +27,28 @@ public final class KvEventSubscriber implements AutoCloseable {
   private final ZmqEventSource source;
   private final Reporter reporter;
   private final StatsReporter stats;
+  private final UpdateSink sink;
+  private final boolean ownsSink;
 
-  /** Wires the sidecar with an HTTP metrics fetcher and the system clock. */
+  /**
+   * Wires the sidecar to the server of {@code config} through a {@link GrpcUpdateSink} (plaintext,
+   * lazy connect, buffer bounds from the config), with an HTTP metrics fetcher and the system
+   * clock.
+   */
+  public KvEventSubscriber(final SubscriberConfig config) {
+    this(config, GrpcUpdateSink.builder(config).build(), true);
+  }
+
+  /** Wires the sidecar to {@code sink}, which the caller keeps owning (tests, embedding). */
   public KvEventSubscriber(final SubscriberConfig config, final UpdateSink sink) {
+    this(config, sink, false);
+  }
+
+  private KvEventSubscriber(
+      final SubscriberConfig config, final UpdateSink sink, final boolean ownsSink) {
     this.config = Objects.requireNonNull(config, "config");
+    this.sink = Objects.requireNonNull(sink, "sink");
+    this.ownsSink = ownsSink;
     this.source = new ZmqEventSource(config.engineEndpoint(), config.topic(), queue);
     this.reporter = new Reporter(config, sink);
     this.stats =
@@ -56,7 +76,19 @@ public final class KvEventSubscriber implements AutoCloseable {
     if (stats != null) {
       stats.close();
     }
+    if (ownsSink && sink instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (final Exception e) {
+        LOG.warn("closing the update sink failed: {}", e.toString());
+      }
+    }
     LOG.info("kvevent-subscriber stopped");
+  }
+
+  /** Where updates go. */
+  public UpdateSink sink() {
+    return sink;
   }
 
   /** The event source (for its counters). */

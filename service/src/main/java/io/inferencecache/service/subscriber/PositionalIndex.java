@@ -182,6 +182,24 @@ public final class PositionalIndex {
     return out;
   }
 
+  /**
+   * What the index currently mirrors: one T1 record per remembered engine block (its prefix hash,
+   * cumulative token count and adapter), oldest first. Allocates a fresh list. Used to re-send the
+   * replica's whole state after the server lost some of it.
+   */
+  public List<PrefixRecord> entries() {
+    final List<PrefixRecord> out = new ArrayList<>(blocks.size());
+    for (final Entry e : blocks.values()) {
+      out.add(
+          new PrefixRecord(
+              Fingerprint.toWire(e.prefixHash()),
+              e.tokenCount(),
+              e.adapterId(),
+              PrefixRecord.TIER_T1));
+    }
+    return out;
+  }
+
   /** Forgets every block. */
   public void clear() {
     blocks.clear();

@@ -41,6 +41,11 @@ public final class PrefixRecord {
     return prefixHash.clone();
   }
 
+  /** The prefix hash itself, not a copy: callers in this package must not modify it. */
+  byte[] prefixHashUnsafe() {
+    return prefixHash;
+  }
+
   /** Cumulative token count of the prefix. */
   public int tokenCount() {
     return tokenCount;

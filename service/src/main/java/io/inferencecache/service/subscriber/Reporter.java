@@ -30,6 +30,10 @@ import org.slf4j.LoggerFactory;
  *       UpdateSink#allCleared}.
  *   <li><b>Discontinuity</b> (sequence gap or engine restart, see {@link SequenceTracker}): the
  *       same as a clear — the index no longer mirrors the engine — then the batch is processed.
+ *   <li><b>Sink resync</b>: at each window, if the sink lost part of what it was given ({@link
+ *       UpdateSink#resyncRequested()}), pending adds are dropped and the index's whole content is
+ *       handed to {@link UpdateSink#resync} instead (the sink clears the server's entries of the
+ *       replica first). The index already holds the pending adds, so nothing is lost.
  *   <li><b>Shutdown</b> ({@link #close()}): drain the queue for up to {@value #DRAIN_SECONDS} s,
  *       then a final flush.
  * </ul>
@@ -70,6 +74,7 @@ public final class Reporter implements AutoCloseable {
   private final AtomicLong evictionsPublished = new AtomicLong();
   private final AtomicLong clearsPublished = new AtomicLong();
   private final AtomicLong resyncs = new AtomicLong();
+  private final AtomicLong sinkResyncs = new AtomicLong();
   private final AtomicLong sinkFailures = new AtomicLong();
 
   private volatile boolean running;
@@ -185,9 +190,27 @@ public final class Reporter implements AutoCloseable {
     }
   }
 
-  /** The window ended: flush pending adds. */
+  /** The window ended: resynchronise the sink if it asks, then flush pending adds. */
   public void windowElapsed() {
+    if (sink.resyncRequested()) {
+      resyncSink();
+    }
     flush();
+  }
+
+  private void resyncSink() {
+    pending.clear();
+    pendingTimestampMicros = 0L;
+    final List<PrefixRecord> state = index.entries();
+    try {
+      sink.resync(new SubscriberUpdate(replicaId, modelId, tenantId, hashScheme, 0L, state));
+      sinkResyncs.incrementAndGet();
+      LOG.info(
+          "event=sink_resync prefixes={}: re-sending this replica's whole state", state.size());
+    } catch (final RuntimeException ex) {
+      sinkFailures.incrementAndGet();
+      LOG.warn("resynchronising the sink failed: {}", ex.toString());
+    }
   }
 
   /** Sends pending adds as one update, if there are any. */
@@ -328,6 +351,11 @@ public final class Reporter implements AutoCloseable {
   /** Resynchronisations after a sequence gap or engine restart. */
   public long resyncs() {
     return resyncs.get();
+  }
+
+  /** Resynchronisations the sink asked for ({@link UpdateSink#resyncRequested()}). */
+  public long sinkResyncs() {
+    return sinkResyncs.get();
   }
 
   /** Sink calls that threw. */

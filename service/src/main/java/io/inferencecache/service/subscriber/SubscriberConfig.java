@@ -21,6 +21,11 @@ import java.util.Map;
  *       <td>a {@code tcp://}, {@code ipc://} or {@code inproc://} ZMQ endpoint</td></tr>
  *   <tr><td>--topic</td><td>{@value #TOPIC_DEFAULT}</td><td>empty = every topic</td></tr>
  *   <tr><td>--server</td><td>{@value #SERVER_DEFAULT}</td><td>non-empty gRPC target</td></tr>
+ *   <tr><td>--server-buffer-updates</td><td>{@value #SERVER_BUFFER_UPDATES_DEFAULT}</td>
+ *       <td>&gt; 0: updates and events held while the server is unreachable (beyond upstream)
+ *       </td></tr>
+ *   <tr><td>--server-buffer-entries</td><td>{@value #SERVER_BUFFER_ENTRIES_DEFAULT}</td>
+ *       <td>&gt; 0: prefix entries held in those updates (beyond upstream)</td></tr>
  *   <tr><td>--replica-id</td><td></td><td>required, non-empty</td></tr>
  *   <tr><td>--model-id</td><td></td><td>required, non-empty</td></tr>
  *   <tr><td>--tenant-id</td><td>""</td><td>optional</td></tr>
@@ -54,6 +59,12 @@ public final class SubscriberConfig {
   /** Default {@code --server}. */
   public static final String SERVER_DEFAULT = "127.0.0.1:9090";
 
+  /** Default {@code --server-buffer-updates}. */
+  public static final int SERVER_BUFFER_UPDATES_DEFAULT = 1024;
+
+  /** Default {@code --server-buffer-entries}. */
+  public static final int SERVER_BUFFER_ENTRIES_DEFAULT = 65_536;
+
   /** Default {@code --hash-scheme}. */
   public static final String HASH_SCHEME_DEFAULT = "vllm";
 
@@ -75,6 +86,8 @@ public final class SubscriberConfig {
   private final String engineEndpoint;
   private final String topic;
   private final String server;
+  private final int serverBufferUpdates;
+  private final int serverBufferEntries;
   private final String replicaId;
   private final String modelId;
   private final String tenantId;
@@ -94,6 +107,8 @@ public final class SubscriberConfig {
     this.engineEndpoint = b.engineEndpoint;
     this.topic = b.topic;
     this.server = b.server;
+    this.serverBufferUpdates = b.serverBufferUpdates;
+    this.serverBufferEntries = b.serverBufferEntries;
     this.replicaId = b.replicaId;
     this.modelId = b.modelId;
     this.tenantId = b.tenantId;
@@ -128,6 +143,16 @@ public final class SubscriberConfig {
   /** The inference-cache server's gRPC target. */
   public String server() {
     return server;
+  }
+
+  /** Updates and events the sink holds while the server is unreachable; more are dropped. */
+  public int serverBufferUpdates() {
+    return serverBufferUpdates;
+  }
+
+  /** Prefix entries the sink holds in those updates; more are dropped. */
+  public int serverBufferEntries() {
+    return serverBufferEntries;
   }
 
   /** The engine replica id stamped on every update. */
@@ -254,6 +279,10 @@ public final class SubscriberConfig {
         + topic
         + ", server="
         + server
+        + ", serverBufferUpdates="
+        + serverBufferUpdates
+        + ", serverBufferEntries="
+        + serverBufferEntries
         + ", replicaId="
         + replicaId
         + ", modelId="
@@ -288,6 +317,8 @@ public final class SubscriberConfig {
     private String engineEndpoint = ENGINE_ENDPOINT_DEFAULT;
     private String topic = TOPIC_DEFAULT;
     private String server = SERVER_DEFAULT;
+    private int serverBufferUpdates = SERVER_BUFFER_UPDATES_DEFAULT;
+    private int serverBufferEntries = SERVER_BUFFER_ENTRIES_DEFAULT;
     private String replicaId = "";
     private String modelId = "";
     private String tenantId = "";
@@ -319,6 +350,18 @@ public final class SubscriberConfig {
     /** {@code --server}. */
     public Builder server(final String v) {
       server = v;
+      return this;
+    }
+
+    /** {@code --server-buffer-updates}. */
+    public Builder serverBufferUpdates(final int v) {
+      serverBufferUpdates = v;
+      return this;
+    }
+
+    /** {@code --server-buffer-entries}. */
+    public Builder serverBufferEntries(final int v) {
+      serverBufferEntries = v;
       return this;
     }
 
@@ -438,6 +481,12 @@ public final class SubscriberConfig {
       }
       if (server == null || server.isBlank()) {
         problems.add("--server: required");
+      }
+      if (serverBufferUpdates <= 0) {
+        problems.add("--server-buffer-updates: must be positive, got " + serverBufferUpdates);
+      }
+      if (serverBufferEntries <= 0) {
+        problems.add("--server-buffer-entries: must be positive, got " + serverBufferEntries);
       }
       if (replicaId == null || replicaId.isEmpty()) {
         problems.add("--replica-id: required");

@@ -1,18 +1,21 @@
 package io.inferencecache.service.subscriber;
 
 /**
- * Where the subscriber delivers what it derived. A gRPC implementation maps each call 1:1: {@link
- * #report} → one {@code CacheStateUpdate} on a fresh {@code ReportCacheState} stream, {@link
- * #prefixEvicted} → {@code PublishEvent(PREFIX_EVICTED)}, {@link #allCleared} → {@code
- * PublishEvent(ALL_CLEARED)}, {@link #stats} → a stats-only {@code CacheStateUpdate}. The
- * replica/model/tenant identity of the events and stats is the implementation's to stamp.
+ * Where the subscriber delivers what it derived. The gRPC implementation ({@link GrpcUpdateSink})
+ * maps each call 1:1: {@link #report} → one {@code CacheStateUpdate} (on one long-lived {@code
+ * ReportCacheState} stream), {@link #prefixEvicted} → {@code PublishEvent(PREFIX_EVICTED)}, {@link
+ * #allCleared} → {@code PublishEvent(ALL_CLEARED)}, {@link #stats} → a stats-only {@code
+ * CacheStateUpdate}. The replica/model/tenant identity of the events and stats is the
+ * implementation's to stamp.
  *
- * <p>Contract: every call is synchronous (returns once delivered or failed) and bounded in time by
- * the implementation (upstream uses 5 s per RPC). A failed delivery is reported by throwing any
- * {@link RuntimeException}; callers log it and drop the data (soft state), and the stats path
- * counts it as a non-delivery. Calls for the event path ({@link #report}, {@link #prefixEvicted},
- * {@link #allCleared}) come from one thread in order; {@link #stats} comes from another thread, so
- * implementations must be thread-safe.
+ * <p>Contract: every call is bounded in time by the implementation (upstream uses 5 s per RPC). A
+ * call either delivers synchronously, reporting a failed delivery by throwing any {@link
+ * RuntimeException} (callers log it and drop the data: soft state; the stats path counts it as a
+ * non-delivery), or hands the data to a bounded buffer that delivers it asynchronously in call
+ * order, counting what it has to drop and asking for a {@link #resync} when it did. Calls for the
+ * event path ({@link #report}, {@link #prefixEvicted}, {@link #allCleared}, {@link #resync}) come
+ * from one thread in order; {@link #stats} comes from another thread, so implementations must be
+ * thread-safe.
  */
 public interface UpdateSink {
   /** Delivers a batch of prefix additions (tier T1), or T2 downgrades in L2 mode. */
@@ -41,4 +44,21 @@ public interface UpdateSink {
    * @param timestampMicros Unix microseconds of the scrape
    */
   void stats(StatsSample sample, long timestampMicros);
+
+  /**
+   * Whether the sink lost part of the event path's output (a buffer overflow, a stream that broke
+   * before the server confirmed it) and asks for the replica's whole state through {@link #resync}.
+   * Polled by the event path once per window on its own thread. Default false.
+   */
+  default boolean resyncRequested() {
+    return false;
+  }
+
+  /**
+   * Replaces whatever the sink still holds for the event path by: clear the server's entries of
+   * this replica ({@code ALL_CLEARED}), then report {@code state}, every prefix the replica holds
+   * now (timestamp 0: server now). Called by the event path in answer to {@link
+   * #resyncRequested()}. Default: ignored.
+   */
+  default void resync(SubscriberUpdate state) {}
 }

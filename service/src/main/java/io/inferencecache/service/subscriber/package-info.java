@@ -8,7 +8,9 @@
  * detection with {@link io.inferencecache.service.subscriber.SequenceTracker}) → bounded queue →
  * {@link io.inferencecache.service.subscriber.Reporter} (adapter resolution, {@link
  * io.inferencecache.service.subscriber.PositionalIndex}, windowed batching) → {@link
- * io.inferencecache.service.subscriber.UpdateSink}. The stats path ({@link
+ * io.inferencecache.service.subscriber.UpdateSink} ({@link
+ * io.inferencecache.service.subscriber.GrpcUpdateSink} to the server: one long-lived stream,
+ * bounded buffering, resync after a loss). The stats path ({@link
  * io.inferencecache.service.subscriber.StatsReporter} over {@link
  * io.inferencecache.service.subscriber.StatsScraper}) runs independently on its own cadence. {@link
  * io.inferencecache.service.subscriber.KvEventSubscriber} wires the lot from a {@link

@@ -155,6 +155,21 @@ class PositionalIndexTest {
   }
 
   @Test
+  void entriesListWhatTheIndexMirrorsOldestFirst() {
+    index.stored(stored(new long[] {0xA, 0xB}, null, tokens(1, 32), 16), "");
+    index.stored(stored(new long[] {0xC}, null, tokens(500, 16), 16), "sql-lora");
+    index.removed(new KvEvent.BlockRemoved(List.of(engineHash(0xB))));
+    final List<PrefixRecord> entries = index.entries();
+    assertThat(entries).hasSize(2);
+    assertThat(entries.get(0))
+        .isEqualTo(new PrefixRecord(Fingerprint.toWire(GOLDEN_1), 16, "", PrefixRecord.TIER_T1));
+    assertThat(entries.get(1).adapterId()).isEqualTo("sql-lora");
+    assertThat(entries.get(1).tokenCount()).isEqualTo(16);
+    index.clear();
+    assertThat(index.entries()).isEmpty();
+  }
+
+  @Test
   void clearForgetsEverything() {
     index.stored(stored(new long[] {0xA, 0xB}, null, tokens(1, 32), 16), "");
 

@@ -22,6 +22,12 @@ final class RecordingSink implements UpdateSink {
 
   final AtomicBoolean failing = new AtomicBoolean();
 
+  /** What {@link #resyncRequested()} answers. */
+  final AtomicBoolean wantsResync = new AtomicBoolean();
+
+  /** States handed to {@link #resync}. */
+  final List<SubscriberUpdate> resyncs = new CopyOnWriteArrayList<>();
+
   private void maybeFail() {
     if (failing.get()) {
       throw new IllegalStateException("sink unavailable");
@@ -55,6 +61,19 @@ final class RecordingSink implements UpdateSink {
     maybeFail();
     stats.add(new Stats(sample, timestampMicros));
     calls.add("stats");
+  }
+
+  @Override
+  public boolean resyncRequested() {
+    return wantsResync.get();
+  }
+
+  @Override
+  public void resync(final SubscriberUpdate state) {
+    maybeFail();
+    wantsResync.set(false);
+    resyncs.add(state);
+    calls.add("resync:" + state.prefixes().size());
   }
 
   /** Every prefix reported, in order. */

@@ -73,6 +73,32 @@ class ReporterTest {
   }
 
   @Test
+  void aSinkAskingForAResyncGetsTheWholeIndexInsteadOfThePendingAdds() {
+    final Reporter reporter = reporter(config());
+    reporter.accept(batch(1.0, stored(0xA, 2, null, tokens(1, 32), 16)));
+    reporter.windowElapsed();
+    reporter.accept(batch(2.0, stored(0xC, 1, 0xBL, tokens(33, 16), 16)));
+    sink.wantsResync.set(true);
+
+    reporter.windowElapsed();
+
+    assertThat(sink.calls).containsExactly("report:2", "resync:3");
+    final SubscriberUpdate state = sink.resyncs.get(0);
+    assertThat(state.replicaId()).isEqualTo("replica-0");
+    assertThat(state.modelId()).isEqualTo("llama");
+    assertThat(state.tenantId()).isEqualTo("team-a");
+    assertThat(state.hashScheme()).isEqualTo("vllm");
+    assertThat(state.timestampMicros()).isZero();
+    assertThat(state.prefixes()).extracting(PrefixRecord::tokenCount).containsExactly(16, 32, 48);
+    assertThat(state.prefixes().get(0).prefixHash()).isEqualTo(Fingerprint.toWire(GOLDEN_1));
+    assertThat(reporter.pendingCount()).isZero();
+    assertThat(reporter.sinkResyncs()).isEqualTo(1);
+
+    reporter.windowElapsed(); // asked once, answered once
+    assertThat(sink.calls).containsExactly("report:2", "resync:3");
+  }
+
+  @Test
   void addsAreBufferedUntilTheWindowEndsThenSentAsOneStampedUpdate() {
     final Reporter reporter = reporter(config());
 

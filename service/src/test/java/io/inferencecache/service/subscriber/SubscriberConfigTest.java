@@ -24,6 +24,8 @@ class SubscriberConfigTest {
     assertThat(c.engineEndpoint()).isEqualTo("tcp://127.0.0.1:5557");
     assertThat(c.topic()).isEqualTo("kv-events");
     assertThat(c.server()).isEqualTo("127.0.0.1:9090");
+    assertThat(c.serverBufferUpdates()).isEqualTo(1024);
+    assertThat(c.serverBufferEntries()).isEqualTo(65_536);
     assertThat(c.tenantId()).isEmpty();
     assertThat(c.hashScheme()).isEqualTo("vllm");
     assertThat(c.window()).isEqualTo(Duration.ofMillis(100));
@@ -87,7 +89,9 @@ class SubscriberConfigTest {
         "endpoint | --engine-endpoint: want tcp://host:port",
         "server | --server: required",
         "adapters | --lora-adapter-names: lora id 1 mapped more than once",
-        "window syntax | --window: missing unit"
+        "window syntax | --window: missing unit",
+        "buffer updates | --server-buffer-updates: must be positive",
+        "buffer entries | --server-buffer-entries: must be positive"
       })
   void rejectsInvalidValues(final String field, final String message) {
     final SubscriberConfig.Builder b = valid();
@@ -114,6 +118,12 @@ class SubscriberConfigTest {
                   break;
                 case "server":
                   b.server(" ");
+                  break;
+                case "buffer updates":
+                  b.serverBufferUpdates(0);
+                  break;
+                case "buffer entries":
+                  b.serverBufferEntries(-1);
                   break;
                 case "adapters":
                   b.loraAdapterNames("1=a,1=b");
