@@ -94,8 +94,20 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
     serverMetrics.up(false);
     serverMetrics.tlsEnabled(config.getTls().enabled());
     final RouteMetrics routeMetrics = new RouteMetrics(registry);
+    // StreamCacheEvents / StreamMetrics: every index change, and the index's own numbers.
+    final io.inferencecache.service.feeds.IndexMetricSource indexMetricSource =
+        new io.inferencecache.service.feeds.IndexMetricSource();
+    final io.inferencecache.service.feeds.IndexChangeFeed changeFeed =
+        io.inferencecache.service.feeds.IndexChangeFeed.builder()
+            .metricSource(indexMetricSource)
+            .build();
     final IndexLifecycle index =
-        new IndexLifecycle(config.getIndex().toIndexConfig(new IndexMetrics(registry)));
+        new IndexLifecycle(
+            config
+                .getIndex()
+                .toIndexConfig(
+                    io.inferencecache.engine.IndexListeners.compose(
+                        new IndexMetrics(registry), indexMetricSource, changeFeed)));
     final BindAddress grpcAddress = BindAddress.parse(config.getListeners().getGrpc());
     final GrpcManaged grpc =
         new GrpcManaged(
@@ -107,7 +119,9 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
                     grpcAddress,
                     config.getTls(),
                     config.getGrpc(),
-                    config.getEngine()),
+                    config.getEngine(),
+                    changeFeed,
+                    indexMetricSource),
             serverMetrics);
     environment.lifecycle().manage(index);
     environment.lifecycle().manage(grpc);

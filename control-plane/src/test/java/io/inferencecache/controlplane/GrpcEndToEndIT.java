@@ -158,6 +158,49 @@ class GrpcEndToEndIT {
   }
 
   @Test
+  void streamCacheEventsDeliversTheServersIndexChanges() throws Exception {
+    final java.util.concurrent.BlockingQueue<io.inferencecache.proto.v1alpha1.CacheEvent> events =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    final io.grpc.Context.CancellableContext ctx = io.grpc.Context.current().withCancellation();
+    try {
+      ctx.run(
+          () ->
+              InferenceCacheGrpc.newStub(channel)
+                  .streamCacheEvents(
+                      io.inferencecache.proto.v1alpha1.StreamEventsRequest.newBuilder()
+                          .setTenantId("team-stream")
+                          .build(),
+                      new StreamObserver<>() {
+                        @Override
+                        public void onNext(final io.inferencecache.proto.v1alpha1.CacheEvent e) {
+                          events.add(e);
+                        }
+
+                        @Override
+                        public void onError(final Throwable t) {}
+
+                        @Override
+                        public void onCompleted() {}
+                      }));
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                report("team-stream", "vllm-9", 2);
+                assertThat(events).isNotEmpty();
+              });
+      final io.inferencecache.proto.v1alpha1.CacheEvent first = events.take();
+      assertThat(first.getType())
+          .isEqualTo(io.inferencecache.proto.v1alpha1.CacheEvent.Type.PREFIX_ADDED);
+      assertThat(first.getTenantId()).isEqualTo("team-stream");
+      assertThat(first.getReplicaId()).isEqualTo("vllm-9");
+      assertThat(first.getModelId()).isEqualTo(MODEL);
+    } finally {
+      ctx.cancel(null);
+    }
+  }
+
+  @Test
   void lookupCallsAppearInTheMetricsWithModelReasonAndHintLabels() throws Exception {
     report("team-metrics", "vllm-2", 8);
     lookup("team-metrics", 8);

@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
     synopsisSubcommandLabel = "COMMAND")
 public final class InferenceCacheCli implements Callable<Integer> {
   /** The subcommands, in help order. */
-  public static final List<Class<?>> COMMANDS = List.of(ServeCommand.class);
+  public static final List<Class<?>> COMMANDS =
+      List.of(ServeCommand.class, SubscribeCommand.class, FakeEngineCommand.class);
 
   @Spec private CommandSpec spec;
 

@@ -15,6 +15,8 @@ import io.inferencecache.engine.CacheIndex;
  * @param tls certificate and key files (both empty = plaintext)
  * @param grpc limits and drain timeout
  * @param engine block size and tokenizer directory for token_ids / prompt_text lookups
+ * @param feed the StreamCacheEvents / StreamMetrics feed (an index listener, registered already)
+ * @param indexMetricSource the index numbers StreamMetrics serves, bound to the index at start
  */
 public record GrpcContext(
     CacheIndex index,
@@ -22,4 +24,6 @@ public record GrpcContext(
     BindAddress address,
     TlsSettings tls,
     GrpcSettings grpc,
-    EngineSettings engine) {}
+    EngineSettings engine,
+    io.inferencecache.service.feeds.IndexChangeFeed feed,
+    io.inferencecache.service.feeds.IndexMetricSource indexMetricSource) {}

@@ -41,7 +41,8 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
     final LookupRouteHandler handler =
         new LookupRouteHandler(
             index, tokenizer, context.engine().getBlockSize(), metrics, System::nanoTime);
-    service = new InferenceCacheService(index, handler, metrics, System::nanoTime, null);
+    context.indexMetricSource().bind(index);
+    service = new InferenceCacheService(index, handler, metrics, System::nanoTime, context.feed());
     final GrpcServerConfig.Builder cfg =
         GrpcServerConfig.builder()
             .bindAddress(context.address().toString())
@@ -90,6 +91,8 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
 
   @Override
   public void stop() {
+    // Close the streaming feeds first: their open streams would hold up the server's drain.
+    context.feed().close();
     final GrpcServer s = server;
     if (s != null) {
       s.close();

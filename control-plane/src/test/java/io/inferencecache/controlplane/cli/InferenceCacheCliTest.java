@@ -30,6 +30,24 @@ class InferenceCacheCliTest {
   }
 
   @Test
+  void subscriberAndFakeEngineCommandsHaveHelp() {
+    assertThat(run("subscribe", "--help")).isZero();
+    assertThat(out.toString())
+        .contains("--engine-endpoint", "--replica-id", "--lora-adapter-names");
+    assertThat(run("fake-engine", "--help")).isZero();
+    assertThat(out.toString()).contains("--num-blocks", "--gap-after", "--restart-after");
+  }
+
+  @Test
+  void anInvalidSubscriberConfigurationExitsTwoNamingTheProblem() {
+    assertThat(run("subscribe", "--model-id=m")).isEqualTo(2); // --replica-id is required
+    assertThat(err.toString()).contains("replica-id");
+    assertThat(run("subscribe", "--replica-id=r", "--model-id=m", "--window=soon")).isEqualTo(2);
+    assertThat(run("subscribe", "--replica-id=r", "--model-id=m", "--lora-adapter-names=x"))
+        .isEqualTo(2);
+  }
+
+  @Test
   void usageErrorsExitTwo() {
     assertThat(run()).isEqualTo(2);
     assertThat(run("serve", "--bogus")).isEqualTo(2);

@@ -1,0 +1,163 @@
+package io.inferencecache.controlplane.cli;
+
+import io.inferencecache.controlplane.core.StartupException;
+import io.inferencecache.service.subscriber.InvalidConfigException;
+import io.inferencecache.service.subscriber.KvEventSubscriber;
+import io.inferencecache.service.subscriber.SubscriberConfig;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code subscribe}: the engine-side KV-event subscriber (sidecar). Listens to one engine replica's
+ * ZMQ KV-event stream and reports to the server over gRPC. Flags and defaults are upstream's {@code
+ * cmd/kvevent-subscriber}; an invalid configuration exits 2. Runs until SIGTERM, then flushes what
+ * it holds.
+ */
+@Command(
+    name = "subscribe",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = "Run the KV-event subscriber sidecar for one engine replica.")
+public final class SubscribeCommand implements Callable<Integer> {
+  @Option(
+      names = "--engine-endpoint",
+      paramLabel = "URL",
+      description = "ZMQ endpoint of the engine's KV-event publisher (default ${DEFAULT-VALUE}).")
+  String engineEndpoint = SubscriberConfig.ENGINE_ENDPOINT_DEFAULT;
+
+  @Option(
+      names = "--topic",
+      paramLabel = "TOPIC",
+      description = "ZMQ topic filter; empty = all (default ${DEFAULT-VALUE}).")
+  String topic = SubscriberConfig.TOPIC_DEFAULT;
+
+  @Option(
+      names = "--server",
+      paramLabel = "HOST:PORT",
+      description = "inference-cache gRPC server, plaintext (default ${DEFAULT-VALUE}).")
+  String server = SubscriberConfig.SERVER_DEFAULT;
+
+  @Option(
+      names = "--replica-id",
+      paramLabel = "ID",
+      description = "This engine replica's id (required).")
+  String replicaId = "";
+
+  @Option(
+      names = "--model-id",
+      paramLabel = "ID",
+      description = "Model served by the replica (required).")
+  String modelId = "";
+
+  @Option(
+      names = "--tenant-id",
+      paramLabel = "ID",
+      description = "Tenant (in a cluster: the pod namespace).")
+  String tenantId = "";
+
+  @Option(
+      names = "--hash-scheme",
+      paramLabel = "SCHEME",
+      description = "vllm | sglang (default ${DEFAULT-VALUE}).")
+  String hashScheme = SubscriberConfig.HASH_SCHEME_DEFAULT;
+
+  @Option(
+      names = "--window",
+      paramLabel = "DURATION",
+      description = "Reporting window, Go duration (default 100ms).")
+  String window = "100ms";
+
+  @Option(
+      names = "--engine-metrics-url",
+      paramLabel = "URL",
+      description =
+          "Engine Prometheus endpoint for the stats path; empty disables it (default ${DEFAULT-VALUE}).")
+  String engineMetricsUrl = SubscriberConfig.ENGINE_METRICS_URL_DEFAULT;
+
+  @Option(
+      names = "--stats-interval",
+      paramLabel = "DURATION",
+      description = "Stats scrape interval, Go duration (default 10s).")
+  String statsInterval = "10s";
+
+  @Option(
+      names = "--engine-cache-size-bytes",
+      paramLabel = "BYTES",
+      description = "KV cache size, for cache_memory_bytes = usage × size (default 0 = unset).")
+  long engineCacheSizeBytes;
+
+  @Option(
+      names = "--max-concurrency-ceiling",
+      paramLabel = "N",
+      description = "Running+waiting requests that mean pressure 1.0 (default ${DEFAULT-VALUE}).")
+  int maxConcurrencyCeiling = SubscriberConfig.MAX_CONCURRENCY_CEILING_DEFAULT;
+
+  @Option(
+      names = "--cache-tier",
+      paramLabel = "TIER",
+      description = "auto | kv | gpu | cpu (default ${DEFAULT-VALUE}).")
+  String cacheTier = "auto";
+
+  @Option(
+      names = "--engine-model-name",
+      paramLabel = "NAME",
+      description = "model_name label filter for the engine metrics.")
+  String engineModelName = "";
+
+  @Option(
+      names = "--ignore-block-removed",
+      arity = "0..1",
+      fallbackValue = "true",
+      paramLabel = "BOOL",
+      description = "L2 mode: report removed blocks as tier T2 instead of evicting them.")
+  boolean ignoreBlockRemoved;
+
+  @Option(
+      names = "--lora-adapter-names",
+      paramLabel = "ID=NAME,...",
+      description = "lora_id → adapter name; events of unmapped adapters are dropped.")
+  String loraAdapterNames = "";
+
+  @Override
+  public Integer call() throws Exception {
+    final SubscriberConfig config;
+    try {
+      config =
+          SubscriberConfig.builder()
+              .engineEndpoint(engineEndpoint)
+              .topic(topic)
+              .server(server)
+              .replicaId(replicaId)
+              .modelId(modelId)
+              .tenantId(tenantId)
+              .hashScheme(hashScheme)
+              .window(window)
+              .engineMetricsUrl(engineMetricsUrl)
+              .statsInterval(statsInterval)
+              .engineCacheSizeBytes(engineCacheSizeBytes)
+              .maxConcurrencyCeiling(maxConcurrencyCeiling)
+              .cacheTier(cacheTier)
+              .engineModelName(engineModelName)
+              .ignoreBlockRemoved(ignoreBlockRemoved)
+              .loraAdapterNames(loraAdapterNames)
+              .build();
+    } catch (InvalidConfigException e) {
+      throw new StartupException(StartupException.USAGE, "subscribe: " + e.getMessage(), e);
+    }
+    final CountDownLatch stopped = new CountDownLatch(1);
+    final KvEventSubscriber subscriber = new KvEventSubscriber(config);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  subscriber.close(); // final flush
+                  stopped.countDown();
+                },
+                "subscribe-shutdown"));
+    subscriber.start();
+    stopped.await();
+    return 0;
+  }
+}
