@@ -58,8 +58,14 @@ MACHINE="$OUT/machine-$STAMP.txt"
 cat "$MACHINE"
 
 JMH_JSON="$OUT/jmh-$STAMP.json"
+# The service benchmarks (io.inferencecache.perf.service) have their own script,
+# run-service-benchmarks.sh; "every benchmark" here means the engine suite.
+EXCLUDE=()
+if [[ -z "$BENCH" ]]; then
+  EXCLUDE=(-e 'io\.inferencecache\.perf\.service\.')
+fi
 # shellcheck disable=SC2086
-java -jar "$JAR" ${BENCH:+"$BENCH"} \
+java -jar "$JAR" ${BENCH:+"$BENCH"} ${EXCLUDE[@]+"${EXCLUDE[@]}"} \
   "${ITER[@]}" -f 1 \
   -p pinnedChains="$PINNED_CHAINS" -p refreshChains="$REFRESH_CHAINS" \
   -prof gc ${JMH_EXTRA:-} \

@@ -17,8 +17,6 @@ import io.inferencecache.service.lookup.ReasonCodes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -46,7 +44,12 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
   private final LookupMetrics metrics;
   private final LongSupplier nanoTime;
   private final ManyToManyConcurrentArrayQueue<LookupCall> pool;
-  private final List<LookupCall> all = new CopyOnWriteArrayList<>();
+
+  /**
+   * Every live pooled call, for the watchdog: copy-on-write, so a tick iterates without garbage.
+   */
+  private volatile LookupCall[] all = new LookupCall[0];
+
   private final MethodDescriptor<LookupCall, LookupCall> method;
   private final Thread watchdog;
   private volatile boolean running = true;
@@ -87,7 +90,7 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
     if (c == null) {
       final LookupCall created = new LookupCall();
       created.onDrained = () -> release(created);
-      all.add(created);
+      track(created);
       c = created;
     }
     return c.resetCall();
@@ -96,7 +99,32 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
   void release(final LookupCall c) {
     c.state.set(LookupCall.STATE_IDLE);
     if (c.pooled && !pool.offer(c)) {
-      all.remove(c);
+      untrack(c);
+    }
+  }
+
+  /** Live pooled calls the watchdog scans (every one ever created and not yet let go). */
+  int trackedCalls() {
+    return all.length;
+  }
+
+  private synchronized void track(final LookupCall c) {
+    final LookupCall[] a = all;
+    final LookupCall[] b = java.util.Arrays.copyOf(a, a.length + 1);
+    b[a.length] = c;
+    all = b;
+  }
+
+  private synchronized void untrack(final LookupCall c) {
+    final LookupCall[] a = all;
+    for (int i = 0; i < a.length; i++) {
+      if (a[i] == c) {
+        final LookupCall[] b = new LookupCall[a.length - 1];
+        System.arraycopy(a, 0, b, 0, i);
+        System.arraycopy(a, i + 1, b, i, a.length - i - 1);
+        all = b;
+        return;
+      }
     }
   }
 
@@ -197,7 +225,7 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
 
   private void timeout(final LookupCall c, final long now) {
     c.pooled = false; // the handler thread still uses it; let it go to the GC
-    all.remove(c);
+    untrack(c);
     final LookupCall reply = new LookupCall();
     reply.pooled = false;
     reply.resetCall();

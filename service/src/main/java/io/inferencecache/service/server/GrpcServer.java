@@ -365,7 +365,11 @@ public final class GrpcServer implements AutoCloseable {
   private final class Admission implements ServerCallExecutorSupplier {
     @Override
     public <Q, R> Executor getExecutor(final ServerCall<Q, R> call, final Metadata headers) {
-      headers.discardAll(SHED_MARK);
+      // discardAll on transport-built headers copies them into a new Object[] even when the key is
+      // absent (every call); containsKey reads them in place.
+      if (headers.containsKey(SHED_MARK)) {
+        headers.discardAll(SHED_MARK);
+      }
       if (executor.getQueue().size() >= config.executorQueueCapacity()) {
         rejectedCalls.increment();
         headers.put(SHED_MARK, "1");

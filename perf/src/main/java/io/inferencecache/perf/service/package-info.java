@@ -1,0 +1,9 @@
+/**
+ * Service-level benchmarks (issue 3 §5): the LookupRoute paths in process ({@link
+ * io.inferencecache.perf.service.LookupRoutePathBenchmark}: zero-copy against default protobuf,
+ * allocation and latency in one JMH run) and the whole grpc-netty server stack over loopback
+ * ({@link io.inferencecache.perf.service.LoopbackLoad}: LookupRoute beside an empty unary RPC on
+ * the same server). {@link io.inferencecache.perf.service.ServiceFixture} assembles the index, the
+ * handler and the service for both.
+ */
+package io.inferencecache.perf.service;
