@@ -7,10 +7,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** A tiny blocking HTTP client for the integration tests. */
+/**
+ * A tiny blocking HTTP client for the integration tests. Each call uses a fresh client (its own
+ * connection): a pooled keep-alive connection that the server closed after an error response
+ * (e.g. an oversized body) could otherwise be picked for the next request and fail it.
+ */
 public final class Http {
-  private static final HttpClient CLIENT =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private Http() {}
 
@@ -28,7 +30,9 @@ public final class Http {
     if (authorization != null) {
       b.header("Authorization", authorization);
     }
-    return CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    final HttpClient client =
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   public static HttpResponse<String> get(final String url)
