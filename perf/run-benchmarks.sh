@@ -17,7 +17,7 @@ OUT="$ROOT/perf/results"
 JAR="$ROOT/perf/target/benchmarks.jar"
 PROFILE=${PROFILE:-ci}
 BENCH=${BENCH:-}
-STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+STAMP=${STAMP:-$(date -u +%Y%m%dT%H%M%SZ)}  # perf/publish.sh passes its own
 
 case "$PROFILE" in
   ci)

@@ -20,6 +20,11 @@ public final class ResultsTable {
   private ResultsTable() {}
 
   public static void main(final String[] args) throws IOException {
+    System.out.print(renderFiles(args));
+  }
+
+  /** The table (header, rows, footnote) for the given JMH and MemoryFootprint JSON files. */
+  static String renderFiles(final String... args) throws IOException {
     final ResultsTable t = new ResultsTable();
     final ObjectMapper mapper = new ObjectMapper();
     for (String a : args) {
@@ -32,7 +37,7 @@ public final class ResultsTable {
         }
       }
     }
-    System.out.print(t.render());
+    return t.render();
   }
 
   private String render() {

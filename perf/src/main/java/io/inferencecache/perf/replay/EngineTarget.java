@@ -1,0 +1,152 @@
+package io.inferencecache.perf.replay;
+
+import io.inferencecache.engine.CacheIndex;
+import io.inferencecache.engine.IndexConfig;
+import io.inferencecache.engine.IndexEvent;
+import io.inferencecache.engine.IngestPrefix;
+import io.inferencecache.engine.IngestUpdate;
+import io.inferencecache.engine.LookupRequest;
+import io.inferencecache.engine.LookupResult;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The replay loop on the engine alone, no gRPC: {@link CacheIndex#lookupRoute} into a reused
+ * result, {@link CacheIndex#ingest} per report, {@link CacheIndex#applyEvent} per eviction — the
+ * index cost without the transport. Reports apply at once; evictions wait for {@link #sync}, as
+ * over gRPC.
+ */
+final class EngineTarget implements RouteTarget {
+  private final CacheIndex index;
+  private final ReplayNames names;
+  private final int[] toReplica;
+  private final LookupRequest request = new LookupRequest();
+  private final LookupResult result = new LookupResult();
+  private final byte[] hash = new byte[8];
+  private final int[] engineIds;
+  private long[] pendingKey = new long[1024];
+  private int[] pendingRep = new int[1024];
+  private int pending;
+
+  EngineTarget(final IndexConfig config, final ReplayNames names) {
+    this.index = CacheIndex.open(config);
+    this.index.start();
+    this.names = names;
+    int max = 0;
+    final int[] ids = new int[names.replicas.length];
+    for (int r = 0; r < ids.length; r++) {
+      ids[r] = index.intern(names.replicas[r]);
+      max = Math.max(max, ids[r]);
+    }
+    this.toReplica = new int[max + 1];
+    Arrays.fill(toReplica, -1);
+    for (int r = 0; r < ids.length; r++) {
+      toReplica[ids[r]] = r;
+    }
+    this.engineIds = ids;
+  }
+
+  CacheIndex index() {
+    return index;
+  }
+
+  @Override
+  public void lookup(final long[] chain, final Hint out) {
+    request.reset().keys(ReplayNames.TENANT, names.model, ReplayNames.SCHEME, "");
+    for (long k : chain) {
+      ReplayTrace.putKey(hash, 0, k);
+      request.addBlockHash(hash, 0, 8).addBlockTokenCount(ReplayTrace.TOKENS_PER_BLOCK);
+    }
+    index.lookupRoute(request, result);
+    out.clear();
+    out.reasonCode = result.outcome().reasonCode();
+    for (int i = 0; i < result.size(); i++) {
+      final int id = result.replicaId(i);
+      final int r = id >= 0 && id < toReplica.length ? toReplica[id] : -1;
+      if (r >= 0) {
+        out.add(r, result.matchedTokens(i) / ReplayTrace.TOKENS_PER_BLOCK);
+      }
+    }
+  }
+
+  @Override
+  public void report(final int replica, final long[] chain) {
+    index.ingest(update(names.replicas[replica], names.model, chain));
+  }
+
+  static IngestUpdate update(final String replica, final String model, final long[] chain) {
+    final List<byte[]> hashes = new ArrayList<>(chain.length);
+    for (long k : chain) {
+      hashes.add(ReplayTrace.hashOf(k));
+    }
+    final int[] counts = new int[chain.length];
+    Arrays.fill(counts, ReplayTrace.TOKENS_PER_BLOCK);
+    return new IngestUpdate(
+        replica,
+        model,
+        ReplayNames.TENANT,
+        ReplayNames.SCHEME,
+        0,
+        "",
+        List.of(IngestPrefix.chain(hashes, counts, 0)),
+        null);
+  }
+
+  @Override
+  public void evict(final int replica, final long key) {
+    if (pending == pendingKey.length) {
+      pendingKey = Arrays.copyOf(pendingKey, pending * 2);
+      pendingRep = Arrays.copyOf(pendingRep, pending * 2);
+    }
+    pendingKey[pending] = key;
+    pendingRep[pending] = replica;
+    pending++;
+  }
+
+  @Override
+  public void sync() {
+    for (int i = 0; i < pending; i++) {
+      index.applyEvent(
+          new IndexEvent(
+              IndexEvent.Type.PREFIX_EVICTED,
+              names.replicas[pendingRep[i]],
+              names.model,
+              ReplayNames.TENANT,
+              ReplayTrace.hashOf(pendingKey[i]),
+              0,
+              ""));
+    }
+    pending = 0;
+  }
+
+  /** Engine id of replica {@code r} (for tests). */
+  int engineId(final int r) {
+    return engineIds[r];
+  }
+
+  @Override
+  public long offHeapBytes() {
+    return index.offHeapBytes();
+  }
+
+  @Override
+  public long totalEntries() {
+    return index.totalEntries();
+  }
+
+  @Override
+  public long totalKeys() {
+    return index.totalKeys();
+  }
+
+  @Override
+  public String describe() {
+    return "engine in-process (CacheIndex, no gRPC)";
+  }
+
+  @Override
+  public void close() {
+    index.close();
+  }
+}

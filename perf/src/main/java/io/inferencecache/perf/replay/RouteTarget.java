@@ -1,0 +1,62 @@
+package io.inferencecache.perf.replay;
+
+/**
+ * What the replay drives: LookupRoute, ReportCacheState and PublishEvent(PREFIX_EVICTED), either
+ * over gRPC ({@link GrpcTarget}) or straight on a {@link io.inferencecache.engine.CacheIndex}
+ * ({@link EngineTarget}). Single-threaded: the replay loop is the only caller.
+ *
+ * <p>Reports and evictions are ordered by epochs: {@link #report} may be applied asynchronously,
+ * {@link #evict} only queues, and {@link #sync} returns once every report and then every queued
+ * eviction has been applied, in that order (so an eviction can never overtake the report that
+ * stored the block, nor a later re-store of it).
+ */
+interface RouteTarget extends AutoCloseable {
+  /** The scored replicas of one LookupRoute, best first, as replica indexes of the replay. */
+  final class Hint {
+    int size;
+    int[] replica = new int[64];
+    int[] matchedBlocks = new int[64];
+    String reasonCode = "";
+
+    void clear() {
+      size = 0;
+    }
+
+    void add(final int r, final int blocks) {
+      if (size == replica.length) {
+        replica = java.util.Arrays.copyOf(replica, size * 2);
+        matchedBlocks = java.util.Arrays.copyOf(matchedBlocks, size * 2);
+      }
+      replica[size] = r;
+      matchedBlocks[size] = blocks;
+      size++;
+    }
+  }
+
+  /** LookupRoute of {@code chain} (block keys); fills {@code out}. */
+  void lookup(long[] chain, Hint out) throws Exception;
+
+  /** ReportCacheState: {@code chain} stored on replica {@code replica}. */
+  void report(int replica, long[] chain) throws Exception;
+
+  /** Queues PublishEvent(PREFIX_EVICTED) of block {@code key} on replica {@code replica}. */
+  void evict(int replica, long key);
+
+  /** Applies every report made so far, then every queued eviction; returns when both are done. */
+  void sync() throws Exception;
+
+  /** Off-heap bytes of the index, or -1 when the index is not in this JVM. */
+  long offHeapBytes();
+
+  /** Storage entries (holder-blocks) of the index, or -1 when not in this JVM. */
+  long totalEntries();
+
+  /** Distinct keys of the index, or -1 when not in this JVM. */
+  long totalKeys();
+
+  /** Where the calls go, for the report. */
+  String describe();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,650 @@
+package io.inferencecache.perf.gate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.inferencecache.engine.CacheIndex;
+import io.inferencecache.engine.IndexConfig;
+import io.inferencecache.engine.IngestUpdate;
+import io.inferencecache.engine.LookupRequest;
+import io.inferencecache.engine.LookupResult;
+import io.inferencecache.perf.SyntheticChains;
+import io.inferencecache.perf.Workload;
+import io.inferencecache.perf.replay.ReplayOptions;
+import io.inferencecache.perf.replay.TraceReplay;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * The CI perf regression gate: a few key figures measured in one short run, each compared with its
+ * committed baseline ({@code perf/baseline.json}) under a stated tolerance. Every timing figure is
+ * a RATIO to a fixed reference workload measured in the same JVM, interleaved with it, so that a
+ * slower or busier machine moves both sides; the median over rounds is kept. Times are the
+ * measuring thread's CPU time ({@code ThreadMXBean#getCurrentThreadCpuTime}), so preemption by
+ * other processes on a loaded machine does not count.
+ *
+ * <ul>
+ *   <li>{@code engine.lookup.vsReference}: ns per engine chain lookup ({@code lookupRoute} into a
+ *       reused result; pinned shape: 64-block chains, 16 holders a block, {@value #CHAINS} chains)
+ *       ÷ ns per reference iteration. Lower is better.
+ *   <li>{@code engine.ingest.vsReference}: ns per block upsert (refresh of a chain its replica
+ *       already holds, 64 blocks an update) ÷ ns per reference iteration. Lower is better.
+ *   <li>{@code engine.lookup.allocatedBytesPerLookup}: bytes the calling thread allocates per
+ *       lookup (exact, {@code ThreadMXBean#getCurrentThreadAllocatedBytes} over {@value
+ *       #ALLOC_LOOKUPS} warm lookups). Must stay 0 (below 1 B a lookup on average: any per-call
+ *       allocation is at least 16 B; the slack absorbs a rare deoptimization).
+ *   <li>{@code engine.bytesPerHolderBlock.pinned} / {@code .single}: {@code offHeapBytes() ÷
+ *       totalEntries()} of a fixed config filled with a fixed workload (exact, deterministic).
+ *   <li>{@code replay.hitRate.vsRoundRobin}: {@link TraceReplay} (engine mode, deterministic) on
+ *       the first {@value #REPLAY_REQUESTS} requests of the Mooncake conversation trace, 8 replicas
+ *       of {@value #REPLAY_CAPACITY} blocks: prefix hit rate of hint routing ÷ that of round-robin.
+ *       Higher is better.
+ * </ul>
+ *
+ * <p>The reference workload is a fixed pure-Java loop: per iteration one splitmix64 step and one
+ * read at a pseudo-random index of a 4 MiB table (hashing plus cache-missing reads, like an index
+ * probe).
+ *
+ * <p><b>Test-only switches</b> ({@link Settings}): {@code extraLookups} makes every timed lookup of
+ * the gate's own loop do that many more lookups (a deliberate slowdown); {@code allocate} makes the
+ * gate's loop allocate 48 B per lookup. Production code has no such hook.
+ */
+public final class PerfGate {
+  static final int CHAINS = 128;
+  static final int LOOKUPS_PER_BATCH = 512;
+  static final int UPDATES_PER_BATCH = 128;
+  static final int REFERENCE_ITERATIONS = 4_000_000;
+  static final int ALLOC_LOOKUPS = 20_000;
+  static final int REPLAY_REQUESTS = 4_000;
+  static final int REPLAY_CAPACITY = 1_024;
+  private static final int TABLE_SLOTS = 1 << 19; // 4 MiB of longs
+
+  public static final String LOOKUP = "engine.lookup.vsReference";
+  public static final String INGEST = "engine.ingest.vsReference";
+  public static final String ALLOC = "engine.lookup.allocatedBytesPerLookup";
+  public static final String BYTES_PINNED = "engine.bytesPerHolderBlock.pinned";
+  public static final String BYTES_SINGLE = "engine.bytesPerHolderBlock.single";
+  public static final String HIT_RATIO = "replay.hitRate.vsRoundRobin";
+
+  /** How a figure is judged against its baseline. */
+  public enum Kind {
+    /** Lower is better; fails above baseline × (1 + tolerance). */
+    UPPER_RELATIVE,
+    /** Lower is better; fails above baseline + tolerance. */
+    UPPER_ABSOLUTE,
+    /** Higher is better; fails below baseline × (1 − tolerance). */
+    LOWER_RELATIVE
+  }
+
+  /** Default kind and tolerance of each figure (used when the baseline file does not say). */
+  static final Map<String, Object[]> DEFAULTS = new LinkedHashMap<>();
+
+  static {
+    // Timing: +100 %. The engine's lookup cost is bimodal across JVM runs on the 2-core CI box
+    // (about 30 or 48 us a lookup, the same in every round of a run), so a tighter bound on a
+    // single run would fail by chance; the exact figures below are tight.
+    DEFAULTS.put(LOOKUP, new Object[] {Kind.UPPER_RELATIVE, 1.0, "ratio"});
+    DEFAULTS.put(INGEST, new Object[] {Kind.UPPER_RELATIVE, 1.0, "ratio"});
+    DEFAULTS.put(ALLOC, new Object[] {Kind.UPPER_ABSOLUTE, 0.99, "B/lookup"});
+    DEFAULTS.put(BYTES_PINNED, new Object[] {Kind.UPPER_RELATIVE, 0.01, "B"});
+    DEFAULTS.put(BYTES_SINGLE, new Object[] {Kind.UPPER_RELATIVE, 0.01, "B"});
+    DEFAULTS.put(HIT_RATIO, new Object[] {Kind.LOWER_RELATIVE, 0.02, "ratio"});
+  }
+
+  /** Test-only switches and the size of the run. */
+  public static final class Settings {
+    /** Extra lookups per timed lookup, in the gate's own loop (a deliberate slowdown). */
+    int extraLookups;
+
+    /** Allocate 48 B per lookup in the gate's own loop (a deliberate allocation regression). */
+    boolean allocate;
+
+    /** Warm-up: at least this many rounds and at least {@link #warmupCpuNanos} of CPU time. */
+    int warmupRounds = 10;
+
+    long warmupCpuNanos = 4_000_000_000L;
+    int rounds = 21;
+
+    Settings extraLookups(final int v) {
+      extraLookups = v;
+      return this;
+    }
+
+    Settings allocate(final boolean v) {
+      allocate = v;
+      return this;
+    }
+
+    Settings rounds(final int warmup, final int measured) {
+      warmupRounds = warmup;
+      rounds = measured;
+      return this;
+    }
+
+    Settings warmupCpuSeconds(final double s) {
+      warmupCpuNanos = (long) (s * 1e9);
+      return this;
+    }
+  }
+
+  /** One measured figure and its verdict. */
+  public record Figure(
+      String name,
+      double measured,
+      double baseline,
+      Kind kind,
+      double tolerance,
+      String unit,
+      String detail) {
+    double limit() {
+      return switch (kind) {
+        case UPPER_RELATIVE -> baseline * (1 + tolerance);
+        case UPPER_ABSOLUTE -> baseline + tolerance;
+        case LOWER_RELATIVE -> baseline * (1 - tolerance);
+      };
+    }
+
+    boolean passed() {
+      if (Double.isNaN(measured)) {
+        return false;
+      }
+      return kind == Kind.LOWER_RELATIVE ? measured >= limit() : measured <= limit();
+    }
+
+    String rule() {
+      return switch (kind) {
+        case UPPER_RELATIVE -> String.format(Locale.ROOT, "at most +%.0f%%", tolerance * 100);
+        case UPPER_ABSOLUTE -> String.format(Locale.ROOT, "at most +%s %s", num(tolerance), unit);
+        case LOWER_RELATIVE -> String.format(Locale.ROOT, "at least -%.0f%%", tolerance * 100);
+      };
+    }
+
+    /** One line: name, measured, baseline, tolerance, limit, verdict. */
+    String line() {
+      return String.format(
+          Locale.ROOT,
+          "%-40s measured %s %s, baseline %s, tolerance %s (limit %s): %s%s",
+          name,
+          num(measured),
+          unit,
+          num(baseline),
+          rule(),
+          num(limit()),
+          passed() ? "ok" : "REGRESSION",
+          detail.isEmpty() ? "" : "  [" + detail + "]");
+    }
+  }
+
+  /** The figures of one run. */
+  public record Report(List<Figure> figures, double seconds) {
+    boolean passed() {
+      return figures.stream().allMatch(Figure::passed);
+    }
+
+    List<Figure> failures() {
+      return figures.stream().filter(f -> !f.passed()).toList();
+    }
+
+    Figure figure(final String name) {
+      return figures.stream().filter(f -> f.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    String render() {
+      final StringBuilder sb = new StringBuilder();
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "perf gate: %s (%.1f s)%n",
+              passed() ? "passed" : "FAILED: " + failures().size() + " regression(s)",
+              seconds));
+      for (Figure f : figures) {
+        sb.append("  ").append(f.line()).append('\n');
+      }
+      return sb.toString();
+    }
+
+    String failureMessage() {
+      final StringBuilder sb = new StringBuilder("perf gate: regression beyond tolerance\n");
+      for (Figure f : failures()) {
+        sb.append("  ").append(f.line()).append('\n');
+      }
+      sb.append(
+          "  (if the change is deliberate, update the baseline: perf/update-baseline.sh, see"
+              + " perf/README.md)\n");
+      return sb.toString();
+    }
+  }
+
+  private PerfGate() {}
+
+  private static final java.lang.management.ThreadMXBean THREADS =
+      ManagementFactory.getThreadMXBean();
+
+  /**
+   * This thread's CPU time (ns), so that time the thread spends preempted on a busy machine is not
+   * counted; wall time where the JVM cannot measure it.
+   */
+  static long cpuNanos() {
+    return THREADS.isCurrentThreadCpuTimeSupported()
+        ? THREADS.getCurrentThreadCpuTime()
+        : System.nanoTime();
+  }
+
+  // -----------------------------------------------------------------------------------------------
+  // Measurements
+
+  /** The pinned-shape index and the pre-filled requests and updates of the timing figures. */
+  static final class EngineFixture implements AutoCloseable {
+    final SyntheticChains shape = SyntheticChains.pinned(CHAINS);
+    final CacheIndex index;
+    final LookupRequest[] requests = new LookupRequest[CHAINS];
+    final int[] order = new int[LOOKUPS_PER_BATCH];
+    final List<IngestUpdate> refresh = new ArrayList<>();
+    final LookupResult result = new LookupResult();
+    final long[] table = new long[TABLE_SLOTS];
+    long sink;
+    Object objectSink;
+
+    EngineFixture() {
+      index =
+          CacheIndex.open(
+              new IndexConfig()
+                  .maxEntries(shape.holderBlocks())
+                  .averageHashBytes(8)
+                  .averageHoldersPerKey(SyntheticChains.PINNED_HOLDERS));
+      shape.forEachUpdate(index::ingest);
+      if (index.totalEntries() != shape.holderBlocks()) {
+        throw new IllegalStateException(
+            "fixture holds " + index.totalEntries() + " entries, not " + shape.holderBlocks());
+      }
+      for (int c = 0; c < CHAINS; c++) {
+        requests[c] = new LookupRequest();
+        shape.fillLookup(c, requests[c]);
+      }
+      final SplittableRandom rnd = new SplittableRandom(7);
+      for (int i = 0; i < order.length; i++) {
+        order[i] = rnd.nextInt(CHAINS);
+      }
+      for (int i = 0; i < UPDATES_PER_BATCH * 4; i++) {
+        final int c = rnd.nextInt(CHAINS);
+        final int[] holders = shape.holdersOf(c);
+        refresh.add(shape.update(c, holders[rnd.nextInt(holders.length)]));
+      }
+      for (int i = 0; i < table.length; i++) {
+        table[i] = mix64(i);
+      }
+    }
+
+    /** Nanoseconds for {@link #LOOKUPS_PER_BATCH} timed lookups. */
+    long lookupBatch(final Settings s) {
+      final long t0 = cpuNanos();
+      long acc = 0;
+      for (int i = 0; i < order.length; i++) {
+        final LookupRequest q = requests[order[i]];
+        for (int e = 0; e <= s.extraLookups; e++) {
+          index.lookupRoute(q, result);
+        }
+        acc += result.size();
+        if (s.allocate) {
+          objectSink = new long[4];
+        }
+      }
+      final long took = cpuNanos() - t0;
+      sink += acc;
+      if (acc != (long) order.length * SyntheticChains.PINNED_HOLDERS) {
+        throw new IllegalStateException("lookups did not find every holder: " + acc);
+      }
+      return took;
+    }
+
+    /** Nanoseconds for {@link #UPDATES_PER_BATCH} refresh updates (64 block upserts each). */
+    long ingestBatch(final int batch) {
+      final int from = (batch % 4) * UPDATES_PER_BATCH;
+      final long t0 = cpuNanos();
+      for (int i = from; i < from + UPDATES_PER_BATCH; i++) {
+        index.ingest(refresh.get(i));
+      }
+      return cpuNanos() - t0;
+    }
+
+    /** Nanoseconds for {@link #REFERENCE_ITERATIONS} iterations of the reference loop. */
+    long referenceBatch() {
+      final long t0 = cpuNanos();
+      sink += reference(table, REFERENCE_ITERATIONS);
+      return cpuNanos() - t0;
+    }
+
+    @Override
+    public void close() {
+      index.close();
+    }
+  }
+
+  /** The fixed reference work: splitmix64 steps and reads at pseudo-random table slots. */
+  static long reference(final long[] table, final int iterations) {
+    final int mask = table.length - 1;
+    long x = 0x9E3779B97F4A7C15L;
+    long acc = 0;
+    for (int i = 0; i < iterations; i++) {
+      x = mix64(x + i);
+      acc += table[(int) x & mask];
+    }
+    return acc;
+  }
+
+  static long mix64(final long v) {
+    long z = v;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  /**
+   * Interleaved rounds: reference, lookups, ingest, reference. Returns the medians of (ns per
+   * lookup ÷ ns per reference iteration) and (ns per block upsert ÷ ns per reference iteration),
+   * and the spread (max ÷ min over rounds) of each.
+   */
+  static double[] timingRatios(final EngineFixture f, final Settings s) {
+    final double[] lookup = new double[s.rounds];
+    final double[] ingest = new double[s.rounds];
+    final double[] lookupNs = new double[s.rounds];
+    final double[] refNs = new double[s.rounds];
+    final int blocksPerBatch = UPDATES_PER_BATCH * SyntheticChains.PINNED_BLOCKS;
+    final long lookupsPerBatch = LOOKUPS_PER_BATCH;
+    // Warm-up until the JIT has settled: enough rounds and enough CPU time.
+    final long warmStart = cpuNanos();
+    for (int w = 0; w < s.warmupRounds || cpuNanos() - warmStart < s.warmupCpuNanos; w++) {
+      f.referenceBatch();
+      f.lookupBatch(s);
+      f.ingestBatch(w);
+    }
+    for (int r = 0; r < s.rounds; r++) {
+      final long ref1 = f.referenceBatch();
+      final long l = f.lookupBatch(s);
+      final long in = f.ingestBatch(r);
+      final long ref2 = f.referenceBatch();
+      final double refPerIteration = (ref1 + ref2) / 2.0 / REFERENCE_ITERATIONS;
+      lookup[r] = l / (double) lookupsPerBatch / refPerIteration;
+      lookupNs[r] = l / (double) lookupsPerBatch;
+      refNs[r] = refPerIteration;
+      ingest[r] = in / (double) blocksPerBatch / refPerIteration;
+      if (Boolean.getBoolean("perf.gate.debug")) {
+        System.out.printf(
+            Locale.ROOT,
+            "round %d: ref %.2f/%.2f ms, lookup %.2f ms (%.0f), ingest %.2f ms (%.1f)%n",
+            r,
+            ref1 / 1e6,
+            ref2 / 1e6,
+            l / 1e6,
+            lookup[r],
+            in / 1e6,
+            ingest[r]);
+      }
+    }
+    return new double[] {
+      median(lookup),
+      median(ingest),
+      spread(lookup),
+      spread(ingest),
+      median(lookupNs),
+      median(refNs)
+    };
+  }
+
+  /** Exact bytes allocated by this thread per warm lookup. */
+  static double allocatedPerLookup(final EngineFixture f, final Settings s) {
+    final com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    final int batches = ALLOC_LOOKUPS / LOOKUPS_PER_BATCH;
+    f.lookupBatch(s);
+    final long before = threads.getCurrentThreadAllocatedBytes();
+    for (int b = 0; b < batches; b++) {
+      f.lookupBatch(s);
+    }
+    final long bytes = threads.getCurrentThreadAllocatedBytes() - before;
+    return (double) bytes / ((long) batches * LOOKUPS_PER_BATCH);
+  }
+
+  /** offHeapBytes() ÷ totalEntries() of a fresh index of {@code config} filled with {@code w}. */
+  static double bytesPerHolderBlock(final IndexConfig config, final Workload w) {
+    try (CacheIndex index = CacheIndex.open(config)) {
+      w.forEachUpdate(index::ingest);
+      if (index.totalEntries() != w.holderBlocks()) {
+        throw new IllegalStateException(
+            w.name() + ": " + index.totalEntries() + " entries, expected " + w.holderBlocks());
+      }
+      return (double) index.offHeapBytes() / index.totalEntries();
+    }
+  }
+
+  /** The pinned-shape memory figure's config: sized exactly, honest hint (16 holders a key). */
+  static double bytesPinned() {
+    final SyntheticChains w = SyntheticChains.pinned(CHAINS);
+    return bytesPerHolderBlock(
+        new IndexConfig()
+            .maxEntries(w.holderBlocks())
+            .averageHashBytes(8)
+            .averageHoldersPerKey(SyntheticChains.PINNED_HOLDERS),
+        w);
+  }
+
+  /** The one-holder memory figure's config: 131,072 one-block keys, hint 1. */
+  static double bytesSingle() {
+    final SyntheticChains w = SyntheticChains.singleHolder(131_072);
+    return bytesPerHolderBlock(
+        new IndexConfig().maxEntries(w.holderBlocks()).averageHashBytes(8).averageHoldersPerKey(1),
+        w);
+  }
+
+  /** The replay figures: {routedVsRoundRobin, routed, roundRobin, matchesSimulation (1/0)}. */
+  @SuppressWarnings("unchecked")
+  static double[] replayHitRatio() throws Exception {
+    final Map<String, Object> r =
+        TraceReplay.run(
+            new ReplayOptions()
+                .mode("engine")
+                .replicas(8)
+                .capacity(REPLAY_CAPACITY)
+                .maxRequests(REPLAY_REQUESTS)
+                .warmup(0)
+                .quiet(true));
+    final Map<String, Object> hit = (Map<String, Object>) r.get("prefixHitRate");
+    final Map<String, Object> idx = (Map<String, Object>) r.get("index");
+    return new double[] {
+      ((Number) hit.get("routedVsRoundRobin")).doubleValue(),
+      ((Number) hit.get("routed")).doubleValue(),
+      ((Number) hit.get("roundRobin")).doubleValue(),
+      Boolean.TRUE.equals(idx.get("matchesSimulation")) ? 1 : 0,
+      ((Number) r.get("evictionEvents")).doubleValue()
+    };
+  }
+
+  // -----------------------------------------------------------------------------------------------
+  // The gate
+
+  /** Measures every figure and judges it against {@code baseline}. */
+  static Report run(final Settings s, final Baseline baseline) throws Exception {
+    final long t0 = System.nanoTime();
+    final List<Figure> out = new ArrayList<>();
+    try (EngineFixture f = new EngineFixture()) {
+      final double[] t = timingRatios(f, s);
+      out.add(
+          baseline.figure(
+              LOOKUP,
+              t[0],
+              String.format(
+                  Locale.ROOT,
+                  "median of %d rounds, spread %.2fx; lookup %.1f us, reference %.2f ns/iteration"
+                      + " (CPU); 64-block/16-holder chains%s",
+                  s.rounds,
+                  t[2],
+                  t[4] / 1e3,
+                  t[5],
+                  s.extraLookups > 0 ? "; SLOWDOWN switch: +" + s.extraLookups + " lookups" : "")));
+      out.add(
+          baseline.figure(
+              INGEST,
+              t[1],
+              String.format(
+                  Locale.ROOT,
+                  "median of %d rounds, spread %.2fx; refresh upserts",
+                  s.rounds,
+                  t[3])));
+      out.add(
+          baseline.figure(
+              ALLOC,
+              allocatedPerLookup(f, s),
+              ALLOC_LOOKUPS + " lookups" + (s.allocate ? "; ALLOCATE switch on" : "")));
+    }
+    out.add(baseline.figure(BYTES_PINNED, bytesPinned(), CHAINS + " chains x 64 x 16, hint 16"));
+    out.add(baseline.figure(BYTES_SINGLE, bytesSingle(), "131,072 keys x 1 holder, hint 1"));
+    final double[] replay = replayHitRatio();
+    if (replay[3] != 1) {
+      throw new IllegalStateException("replay: index entries differ from the simulated replicas");
+    }
+    out.add(
+        baseline.figure(
+            HIT_RATIO,
+            replay[0],
+            String.format(
+                Locale.ROOT,
+                "hit rate %.4f vs round-robin %.4f; %.0f evictions",
+                replay[1],
+                replay[2],
+                replay[4])));
+    return new Report(out, (System.nanoTime() - t0) / 1e9);
+  }
+
+  /**
+   * Runs the gate outside Maven (after {@code ./mvnw -pl perf -am verify -DskipITs}): {@code java
+   * $(flags) -cp perf/target/test-classes:perf/target/benchmarks.jar
+   * io.inferencecache.perf.gate.PerfGate [baseline.json] [extraLookups]}. Exits 1 on a regression.
+   */
+  public static void main(final String[] args) throws Exception {
+    final Path baseline = Path.of(args.length > 0 ? args[0] : "perf/baseline.json");
+    final Settings s = new Settings().extraLookups(args.length > 1 ? Integer.parseInt(args[1]) : 0);
+    final Report r = run(s, Baseline.read(baseline));
+    System.out.print(r.render());
+    System.exit(r.passed() ? 0 : 1);
+  }
+
+  /** Only the timing and allocation figures (for the self-test of a deliberate regression). */
+  static Report runEngineTiming(final Settings s, final Baseline baseline) {
+    final long t0 = System.nanoTime();
+    final List<Figure> out = new ArrayList<>();
+    try (EngineFixture f = new EngineFixture()) {
+      final double[] t = timingRatios(f, s);
+      out.add(
+          baseline.figure(
+              LOOKUP,
+              t[0],
+              String.format(
+                  Locale.ROOT,
+                  "median of %d rounds, spread %.2fx%s",
+                  s.rounds,
+                  t[2],
+                  s.extraLookups > 0 ? "; SLOWDOWN switch: +" + s.extraLookups + " lookups" : "")));
+      out.add(
+          baseline.figure(
+              ALLOC,
+              allocatedPerLookup(f, s),
+              ALLOC_LOOKUPS + " lookups" + (s.allocate ? "; ALLOCATE switch on" : "")));
+    }
+    return new Report(out, (System.nanoTime() - t0) / 1e9);
+  }
+
+  static double median(final double[] v) {
+    final double[] c = v.clone();
+    Arrays.sort(c);
+    final int n = c.length;
+    return n % 2 == 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+  }
+
+  static double spread(final double[] v) {
+    double min = Double.MAX_VALUE;
+    double max = 0;
+    for (double x : v) {
+      min = Math.min(min, x);
+      max = Math.max(max, x);
+    }
+    return max / min;
+  }
+
+  static String num(final double v) {
+    if (Double.isNaN(v)) {
+      return "NaN";
+    }
+    final double a = Math.abs(v);
+    if (a == 0) {
+      return "0";
+    }
+    return String.format(Locale.ROOT, a >= 100 ? "%.1f" : a >= 1 ? "%.3f" : "%.4f", v);
+  }
+
+  // -----------------------------------------------------------------------------------------------
+  // Baseline file
+
+  /** {@code perf/baseline.json}: per figure its value, kind and tolerance. */
+  static final class Baseline {
+    private final JsonNode figures;
+
+    Baseline(final JsonNode root) {
+      this.figures = root == null ? null : root.get("figures");
+    }
+
+    static Baseline read(final Path p) throws IOException {
+      if (!Files.exists(p)) {
+        return new Baseline(null);
+      }
+      return new Baseline(new ObjectMapper().readTree(p.toFile()));
+    }
+
+    Figure figure(final String name, final double measured, final String detail) {
+      final Object[] d = DEFAULTS.get(name);
+      final JsonNode n = figures == null ? null : figures.get(name);
+      final Kind kind =
+          n != null && n.has("kind") ? Kind.valueOf(n.get("kind").asText()) : (Kind) d[0];
+      final double tol =
+          n != null && n.has("tolerance") ? n.get("tolerance").asDouble() : (Double) d[1];
+      final double base = n != null && n.has("value") ? n.get("value").asDouble() : Double.NaN;
+      return new Figure(name, measured, base, kind, tol, (String) d[2], detail);
+    }
+
+    /** Writes {@code report}'s measurements as the new baseline, keeping kinds and tolerances. */
+    static void write(final Path p, final Report report, final int rounds) throws IOException {
+      final ObjectMapper m = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+      final ObjectNode root = m.createObjectNode();
+      root.put(
+          "comment",
+          "Perf gate baseline (PerfGateIT). Regenerate deliberately with perf/update-baseline.sh"
+              + " (./mvnw -pl perf -am verify -Dperf.gate.update=true); kinds and tolerances are"
+              + " kept, edit them here.");
+      root.put("updated", Instant.now().toString());
+      root.put("java", System.getProperty("java.vm.name") + " " + Runtime.version());
+      root.put("cores", Runtime.getRuntime().availableProcessors());
+      root.put("loadAverage", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+      root.put("rounds", rounds);
+      final ObjectNode figs = root.putObject("figures");
+      for (Figure f : report.figures()) {
+        final ObjectNode n = figs.putObject(f.name());
+        n.put("value", Double.parseDouble(String.format(Locale.ROOT, "%.6g", f.measured())));
+        n.put("kind", f.kind().name());
+        n.put("tolerance", f.tolerance());
+        n.put("unit", f.unit());
+        n.put("measuredAs", f.detail());
+      }
+      m.writeValue(p.toFile(), root);
+    }
+  }
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Deliberately rewrites perf/baseline.json (the CI perf gate's baseline) from one run of the gate
+# on this machine: every figure's value is replaced, kinds and tolerances are kept. Review the diff
+# and commit it with the change that moved the figures.
+#
+#   perf/update-baseline.sh            # MVN_OFFLINE=1 to build offline
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./mvnw -B ${MVN_OFFLINE:+-o} -pl perf -am verify \
+  -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+  -Dit.test=PerfGateIT -Dfailsafe.failIfNoSpecifiedTests=false \
+  -Dperf.gate.update=true
+git --no-pager diff --stat -- perf/baseline.json || true
