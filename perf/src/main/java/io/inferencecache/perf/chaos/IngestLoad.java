@@ -114,10 +114,10 @@ public final class IngestLoad {
   public static void main(final String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: IngestLoad load --target H:P --acked FILE --start K [--batch 64] [--blocks 2]"
+          "usage: IngestLoad load --target H:P --acked FILE --start K [--batch 64] [--blocks 4]"
               + " [--replicas 8] [--max-chains N] [--max-seconds S] [--rate CHAINS_PER_S]"
               + " [--lookups N]\n"
-              + "       IngestLoad check --target H:P --acked FILE [--blocks 2] [--replicas 8]"
+              + "       IngestLoad check --target H:P --acked FILE [--blocks 4] [--replicas 8]"
               + " [--sample 3000] [--never 200]");
       System.exit(2);
     }
@@ -138,7 +138,7 @@ public final class IngestLoad {
     final Path acked = Path.of(f.get("acked"));
     long next = Long.parseLong(f.getOrDefault("start", "0"));
     final int batch = Integer.parseInt(f.getOrDefault("batch", "64"));
-    final int blocks = Integer.parseInt(f.getOrDefault("blocks", "2"));
+    final int blocks = Integer.parseInt(f.getOrDefault("blocks", "4"));
     final int replicas = Integer.parseInt(f.getOrDefault("replicas", "8"));
     final long maxChains = Long.parseLong(f.getOrDefault("max-chains", "1000000000"));
     final double maxSeconds = Double.parseDouble(f.getOrDefault("max-seconds", "60"));
@@ -297,7 +297,7 @@ public final class IngestLoad {
   static int check(final Map<String, String> f) throws Exception {
     final String target = f.get("target");
     final Path acked = Path.of(f.get("acked"));
-    final int blocks = Integer.parseInt(f.getOrDefault("blocks", "2"));
+    final int blocks = Integer.parseInt(f.getOrDefault("blocks", "4"));
     final int replicas = Integer.parseInt(f.getOrDefault("replicas", "8"));
     final int sample = Integer.parseInt(f.getOrDefault("sample", "3000"));
     final int never = Integer.parseInt(f.getOrDefault("never", "200"));
