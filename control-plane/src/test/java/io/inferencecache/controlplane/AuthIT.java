@@ -38,7 +38,9 @@ class AuthIT {
             .token("a", SA, CONTROLLER_AUD)
             .token("b", SA, CONTROLLER_AUD)
             .token("c", SA, CONTROLLER_AUD)
-            .token("intruder", "system:serviceaccount:default:other", CONTROLLER_AUD, POLICY_AUD);
+            .token("intruder", "system:serviceaccount:default:other", CONTROLLER_AUD, POLICY_AUD)
+            .token("old", SA, CONTROLLER_AUD, POLICY_AUD)
+            .expired("old");
     server =
         TestServer.start(
             ServeOverrides.NONE.allowing(SA),
@@ -149,5 +151,131 @@ class AuthIT {
     assertThat(p.value("inferencecache_probe_auth_total", Map.of("result", "ok"))).isEqualTo(1.0);
     assertThat(p.types).containsEntry("inferencecache_snapshot_auth_total", "counter");
     assertThat(List.of("ok", "unauth")).isNotEmpty();
+  }
+
+  /** A JWT-shaped token with a made-up payload and signature: the API server does not know it. */
+  private static final String FORGED =
+      "eyJhbGciOiJSUzI1NiIsImtpZCI6ImZvcmdlZCJ9."
+          + java.util.Base64.getUrlEncoder()
+              .withoutPadding()
+              .encodeToString(
+                  ("{\"sub\":\"" + SA + "\",\"aud\":[\"" + CONTROLLER_AUD + "\"]}")
+                      .getBytes(java.nio.charset.StandardCharsets.UTF_8))
+          + ".c2lnbmF0dXJl";
+
+  @Test
+  void expiredAndForgedTokensAreUnauthorizedOnEveryEndpoint() throws Exception {
+    for (final String token : new String[] {"old", FORGED}) {
+      assertThat(snapshot("Bearer " + token).statusCode()).as(token).isEqualTo(401);
+      assertThat(
+              call("POST", server.snapshotUrl("/policy"), POLICY, "Bearer " + token).statusCode())
+          .as(token)
+          .isEqualTo(401);
+      assertThat(call("POST", server.snapshotUrl("/probe"), PROBE, "Bearer " + token).statusCode())
+          .as(token)
+          .isEqualTo(401);
+    }
+    // Rejections never enter the cache: each attempt is reviewed again.
+    final int before = api.reviews();
+    assertThat(snapshot("Bearer old").statusCode()).isEqualTo(401);
+    assertThat(api.reviews()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void slowReviewIsA503WithinTheClientTimeoutAndCachedTokensStillPass() throws Exception {
+    try (TestServer s =
+        TestServer.start(
+            ServeOverrides.NONE.allowing(SA),
+            "kubernetes:\n  apiServerUrl: "
+                + api.url()
+                + "\n  requestTimeout: 1s\n  connectTimeout: 1s\nindex:\n  maxEntries: 10000\n")) {
+      assertThat(call("GET", s.snapshotUrl("/snapshot"), null, "Bearer controller").statusCode())
+          .isEqualTo(200);
+      api.delay(10_000);
+      // 12 distinct tokens at once: 4 reviews in flight time out after ~1 s, the rest are refused
+      // after the 250 ms permit wait. Every answer is a 503 well before the slow server answers.
+      final java.util.concurrent.ExecutorService pool =
+          java.util.concurrent.Executors.newFixedThreadPool(12);
+      try {
+        final long t0 = System.nanoTime();
+        final List<java.util.concurrent.Future<Integer>> answers = new java.util.ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+          final String token = "slow-" + i;
+          answers.add(
+              pool.submit(
+                  () ->
+                      call("GET", s.snapshotUrl("/snapshot"), null, "Bearer " + token)
+                          .statusCode()));
+        }
+        for (java.util.concurrent.Future<Integer> a : answers) {
+          assertThat(a.get(8, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(503);
+        }
+        final long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(ms).as("all answered in ms").isLessThan(6_000);
+        // A cached token needs no review: still 200 at once while the API server is slow.
+        final long t1 = System.nanoTime();
+        assertThat(call("GET", s.snapshotUrl("/snapshot"), null, "Bearer controller").statusCode())
+            .isEqualTo(200);
+        assertThat((System.nanoTime() - t1) / 1_000_000).isLessThan(2_000);
+      } finally {
+        pool.shutdownNow();
+        api.delay(0);
+      }
+      final PromText p = PromText.parse(Http.get(s.publicUrl("/metrics")).body());
+      assertThat(p.value("inferencecache_snapshot_auth_total", Map.of("result", "error")))
+          .isEqualTo(12.0);
+    }
+  }
+
+  @Test
+  void floodOfDistinctTokensIsBoundedCountedAndEvictsNoCachedToken() throws Exception {
+    assertThat(snapshot("Bearer a").statusCode()).isEqualTo(200);
+    assertThat(snapshot("Bearer b").statusCode()).isEqualTo(200);
+    final int threadsBefore = Thread.activeCount();
+    final int n = 400;
+    final java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(16);
+    final java.util.concurrent.ConcurrentHashMap<Integer, java.util.concurrent.atomic.AtomicInteger>
+        codes = new java.util.concurrent.ConcurrentHashMap<>();
+    final java.security.SecureRandom rnd = new java.security.SecureRandom();
+    try {
+      final List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        final byte[] b = new byte[24];
+        rnd.nextBytes(b);
+        final String token = java.util.HexFormat.of().formatHex(b);
+        done.add(
+            pool.submit(
+                () -> {
+                  final int code = snapshot("Bearer " + token).statusCode();
+                  codes
+                      .computeIfAbsent(code, c -> new java.util.concurrent.atomic.AtomicInteger())
+                      .incrementAndGet();
+                  return null;
+                }));
+      }
+      // The public listener stays responsive during the flood.
+      assertThat(Http.get(server.publicUrl("/healthz")).statusCode()).isEqualTo(200);
+      for (java.util.concurrent.Future<?> f : done) {
+        f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    // Only 401 (reviewed, rejected) or 503 (no review permit within the wait): never a 200 or 500.
+    assertThat(codes.keySet()).isSubsetOf(401, 503);
+    final PromText p = PromText.parse(Http.get(server.publicUrl("/metrics")).body());
+    final double unauth = p.value("inferencecache_snapshot_auth_total", Map.of("result", "unauth"));
+    final Double error = p.value("inferencecache_snapshot_auth_total", Map.of("result", "error"));
+    assertThat(unauth + (error == null ? 0 : error)).isEqualTo(n);
+    assertThat(p.value("inferencecache_snapshot_auth_total", Map.of("result", "ok")))
+        .isEqualTo(2.0);
+    // The cached tokens survived the flood (cap 2, TTL 30 s): no new review for them.
+    final int reviews = api.reviews();
+    assertThat(snapshot("Bearer a").statusCode()).isEqualTo(200);
+    assertThat(snapshot("Bearer b").statusCode()).isEqualTo(200);
+    assertThat(api.reviews()).isEqualTo(reviews);
+    // No thread growth beyond the client pool that made the flood.
+    assertThat(Thread.activeCount()).isLessThan(threadsBefore + 40);
   }
 }

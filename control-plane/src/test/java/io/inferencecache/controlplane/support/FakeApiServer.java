@@ -30,9 +30,12 @@ public final class FakeApiServer implements AutoCloseable {
   private final Map<String, Identity> tokens = new ConcurrentHashMap<>();
   private final AtomicInteger reviews = new AtomicInteger();
   private final List<String> seenAudiences = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final Set<String> expired = ConcurrentHashMap.newKeySet();
+  private volatile long delayMillis;
 
   public FakeApiServer() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(8));
     server.createContext(
         "/apis/authentication.k8s.io/v1/tokenreviews",
         exchange -> {
@@ -42,6 +45,14 @@ public final class FakeApiServer implements AutoCloseable {
               return;
             }
             reviews.incrementAndGet();
+            final long delay = delayMillis;
+            if (delay > 0) {
+              try {
+                Thread.sleep(delay);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
             final JsonNode req = MAPPER.readTree(exchange.getRequestBody());
             final String token = req.path("spec").path("token").asText("");
             final Set<String> requested = new java.util.HashSet<>();
@@ -56,7 +67,10 @@ public final class FakeApiServer implements AutoCloseable {
                 id != null
                     && (requested.isEmpty()
                         || requested.stream().anyMatch(id.audiences()::contains));
-            if (id != null && audienceOk) {
+            if (expired.contains(token)) {
+              status.put("authenticated", false);
+              status.put("error", "[invalid bearer token, service account token has expired]");
+            } else if (id != null && audienceOk) {
               status.put("authenticated", true);
               status.putObject("user").put("username", id.username());
               status.putArray("audiences").add(requested.iterator().next());
@@ -84,6 +98,18 @@ public final class FakeApiServer implements AutoCloseable {
     return this;
   }
 
+  /** Registers a token the API server knows but reports as expired (authenticated=false). */
+  public FakeApiServer expired(final String token) {
+    expired.add(token);
+    return this;
+  }
+
+  /** Delays every review answer by {@code millis} (a slow API server). */
+  public FakeApiServer delay(final long millis) {
+    delayMillis = millis;
+    return this;
+  }
+
   public String url() {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
@@ -98,6 +124,7 @@ public final class FakeApiServer implements AutoCloseable {
 
   public void stop() {
     server.stop(0);
+    ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
   }
 
   @Override

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Starts the server jar on loopback (kernel-picked ports, in-memory index, auth off) and runs one
+# reliability load tool against it, then stops the server (docs/reliability.md).
+#
+#   perf/run-reliability.sh lookups        # LookupRoute open-loop at 1×, 2×, 10× the measured max
+#   perf/run-reliability.sh ingest-flood   # ingest flood while lookups continue
+#   perf/run-reliability.sh abuse          # idle connections, slowloris, ping flood, oversized input
+#
+# Needs the jars: ./mvnw -B -o -pl control-plane,perf -am package -DskipTests
+# Env: SECONDS_PER_PHASE (10), SERVER_XMX (512m), EXTRA ("--flag value ..." passed to the tool).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+JAR=${JAR:-$ROOT/control-plane/target/inference-cache.jar}
+PERF_JAR=${PERF_JAR:-$ROOT/perf/target/benchmarks.jar}
+JAVA=${JAVA:-java}
+TOOL=${1:?usage: perf/run-reliability.sh lookups|ingest-flood|abuse}
+PHASE_S=${SECONDS_PER_PHASE:-10}
+EXTRA=${EXTRA:-}
+for f in "$JAR" "$PERF_JAR"; do
+  [[ -f $f ]] || { echo "missing $f: ./mvnw -B -o -pl control-plane,perf -am package -DskipTests" >&2; exit 2; }
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/reliability.XXXXXX")
+SERVER_PID=""
+cleanup() {
+  [[ -n $SERVER_PID ]] && kill -TERM "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+cat >"$WORK/config.yml" <<EOF
+index:
+  maxEntries: 4000000
+EOF
+"$JAVA" -Xmx"${SERVER_XMX:-512m}" -jar "$JAR" serve --config "$WORK/config.yml" --insecure-disable-auth \
+  --grpc-bind-address=127.0.0.1:0 --http-bind-address=127.0.0.1:0 --snapshot-bind-address=127.0.0.1:0 \
+  --log-format=text >"$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+deadline=$(( $(date +%s) + 180 ))
+GRPC="" HTTP="" SNAP=""
+until [[ -n $HTTP ]] && curl -sf -m 2 "http://$HTTP/readyz" >/dev/null 2>&1; do
+  (( $(date +%s) < deadline )) && kill -0 "$SERVER_PID" || { cat "$WORK/server.log" >&2; exit 1; }
+  sleep 0.2
+  GRPC=$(grep -o 'event=grpc_serving [^ ]* port=[0-9]*' "$WORK/server.log" | head -1 | sed 's/.*port=/127.0.0.1:/') || true
+  HTTP=$(grep -o 'inferencecache-public=127\.0\.0\.1:[0-9]*' "$WORK/server.log" | head -1 | sed 's/.*=//') || true
+  SNAP=$(grep -o 'inferencecache-snapshot=127\.0\.0\.1:[0-9]*' "$WORK/server.log" | head -1 | sed 's/.*=//') || true
+  [[ -n $GRPC && -n $SNAP ]] || HTTP=""
+done
+echo "server ready: grpc=$GRPC http=$HTTP snapshot=$SNAP (cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg))"
+# shellcheck disable=SC2086
+case "$TOOL" in
+  lookups) "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.Overload lookups \
+             --grpc "$GRPC" --http "$HTTP" --seconds "$PHASE_S" $EXTRA ;;
+  ingest-flood) "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.Overload ingest-flood \
+             --grpc "$GRPC" --http "$HTTP" --snapshot "$SNAP" --seconds "$PHASE_S" $EXTRA ;;
+  abuse) "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.ConnectionAbuse \
+             --grpc "$GRPC" --http "$HTTP" --snapshot "$SNAP" --seconds "$PHASE_S" $EXTRA ;;
+  *) echo "unknown tool $TOOL" >&2; exit 2 ;;
+esac
