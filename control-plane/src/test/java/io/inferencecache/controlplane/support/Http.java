@@ -8,11 +8,13 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * A tiny blocking HTTP client for the integration tests. Each call uses a fresh client (its own
- * connection): a pooled keep-alive connection that the server closed after an error response
- * (e.g. an oversized body) could otherwise be picked for the next request and fail it.
+ * A tiny blocking HTTP client for the integration tests. A pooled keep-alive connection that the
+ * server closed after an error response (e.g. an oversized body) can be picked for the next request
+ * and fail before any byte arrives; such a call is sent once more on a new connection.
  */
 public final class Http {
+  private static final HttpClient CLIENT =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private Http() {}
 
@@ -30,9 +32,15 @@ public final class Http {
     if (authorization != null) {
       b.header("Authorization", authorization);
     }
-    final HttpClient client =
-        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    final HttpRequest request = b.build();
+    try {
+      return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      if (e.getMessage() == null || !e.getMessage().contains("received no bytes")) {
+        throw e;
+      }
+      return CLIENT.send(request, HttpResponse.BodyHandlers.ofString()); // stale pooled connection
+    }
   }
 
   public static HttpResponse<String> get(final String url)
