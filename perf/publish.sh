@@ -60,6 +60,12 @@ if [[ -z "${SKIP_REPLAY:-}" ]]; then
   done
 fi
 
+# Keep the committed JMH JSON small: drop the raw samples (the table uses score and percentiles).
+if [[ -f "$OUT/jmh-$STAMP.json" ]] && command -v jq > /dev/null; then
+  jq 'map(del(.primaryMetric.rawData, .primaryMetric.rawDataHistogram)
+      | .secondaryMetrics |= with_entries(.value |= del(.rawData, .rawDataHistogram)))' \
+    "$OUT/jmh-$STAMP.json" > "$OUT/jmh-$STAMP.json.tmp" && mv "$OUT/jmh-$STAMP.json.tmp" "$OUT/jmh-$STAMP.json"
+fi
 sed -i '/^load after:/d' "$MACHINE"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$MACHINE"
 java -cp "$JAR" io.inferencecache.perf.PublishTable --results "$OUT" --stamp "$STAMP" \

@@ -32,6 +32,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 
 /**
  * The replay over gRPC: the real server ({@link GrpcServer} on grpc-netty serving {@link
@@ -60,21 +62,27 @@ final class GrpcTarget implements RouteTarget {
   private final List<CacheEvent> pendingEvents = new ArrayList<>();
   private ReportStream stream;
   private long streams;
+  private Recorder handlerLatency;
 
   /** Starts the server in this JVM on 127.0.0.1 (ephemeral port) over a fresh index. */
   static GrpcTarget inProcess(final IndexConfig config, final ReplayNames names)
       throws IOException {
     final CacheIndex index = CacheIndex.open(config);
     index.start();
+    // The handler's own latency of every call, as the server reports it to /metrics.
+    final Recorder handlerLatency = new Recorder(3);
+    final LookupMetrics metrics =
+        (model, reasonCode, hintUsed, latencyNanos) ->
+            handlerLatency.recordValue(Math.max(1, latencyNanos));
     final LookupRouteHandler handler =
         new LookupRouteHandler(
             index,
             PromptTokenizer.NONE,
             LookupRouteHandler.DEFAULT_ENGINE_BLOCK_SIZE,
-            LookupMetrics.NOOP,
+            metrics,
             System::nanoTime);
     final InferenceCacheService service =
-        new InferenceCacheService(index, handler, LookupMetrics.NOOP, System::nanoTime, null);
+        new InferenceCacheService(index, handler, metrics, System::nanoTime, null);
     final GrpcServer server;
     try {
       server =
@@ -87,14 +95,17 @@ final class GrpcTarget implements RouteTarget {
       index.close();
       throw e;
     }
-    return new GrpcTarget(
-        names,
-        index,
-        service,
-        server,
-        "127.0.0.1",
-        server.port(),
-        "gRPC loopback, server in this JVM (GrpcServer 127.0.0.1:" + server.port() + ")");
+    final GrpcTarget t =
+        new GrpcTarget(
+            names,
+            index,
+            service,
+            server,
+            "127.0.0.1",
+            server.port(),
+            "gRPC loopback, server in this JVM (GrpcServer 127.0.0.1:" + server.port() + ")");
+    t.handlerLatency = handlerLatency;
+    return t;
   }
 
   /** Connects to a running server at {@code host:port} (plaintext). */
@@ -237,6 +248,18 @@ final class GrpcTarget implements RouteTarget {
     final Throwable t = eventError.get();
     if (t != null) {
       throw new IllegalStateException("PublishEvent failed: " + t, t);
+    }
+  }
+
+  @Override
+  public Histogram serverLatency() {
+    return handlerLatency == null ? null : handlerLatency.getIntervalHistogram();
+  }
+
+  @Override
+  public void resetServerLatency() {
+    if (handlerLatency != null) {
+      handlerLatency.reset();
     }
   }
 

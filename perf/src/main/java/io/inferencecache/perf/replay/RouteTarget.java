@@ -54,6 +54,17 @@ interface RouteTarget extends AutoCloseable {
   /** Distinct keys of the index, or -1 when not in this JVM. */
   long totalKeys();
 
+  /**
+   * The server's own LookupRoute handler latencies (ns, as the handler reports them to its metrics)
+   * since the last {@link #resetServerLatency}, or null when the server is not in this JVM.
+   */
+  default org.HdrHistogram.Histogram serverLatency() {
+    return null;
+  }
+
+  /** Starts {@link #serverLatency} afresh (at the end of the warm-up). */
+  default void resetServerLatency() {}
+
   /** Where the calls go, for the report. */
   String describe();
 

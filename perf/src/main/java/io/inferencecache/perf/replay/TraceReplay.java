@@ -170,10 +170,14 @@ public final class TraceReplay {
         }
         final long[] chain = trace.keys(i, copy);
         final int out = trace.outputTokens(i);
+        if (j == o.warmup) {
+          target.resetServerLatency();
+        }
 
         // The policy under test: the server's hint.
         routed.advance(copy, ts);
-        final long t0 = o.speedup > 0 ? intended : System.nanoTime();
+        final long sent = System.nanoTime();
+        final long t0 = o.speedup > 0 ? intended : sent;
         target.lookup(chain, hint);
         final long took = System.nanoTime() - t0;
         if (j >= o.warmup) {
@@ -213,7 +217,7 @@ public final class TraceReplay {
         target.report(chosen, chain);
         final long t2 = System.nanoTime();
         evictions += routed.serve(chosen, chain, ts, out, evictionSink);
-        nanosLookup += t1 - t0;
+        nanosLookup += t1 - sent;
         nanosReport += t2 - t1;
 
         // Round-robin and random, on replica sets of their own.
@@ -291,6 +295,19 @@ public final class TraceReplay {
       lat.put("mean", round(latency.getMean() / 1e3, 2));
       lat.put("overflowAbove60s", latencyOverflow);
       r.put("lookupLatencyUs", lat);
+      final Histogram server = target.serverLatency();
+      if (server != null) {
+        final Map<String, Object> sl = new LinkedHashMap<>();
+        sl.put("measuredAs", "the server's LookupRoute handler time, as reported to its metrics");
+        sl.put("count", server.getTotalCount());
+        sl.put("p50", us(server.getValueAtPercentile(50)));
+        sl.put("p90", us(server.getValueAtPercentile(90)));
+        sl.put("p99", us(server.getValueAtPercentile(99)));
+        sl.put("p999", us(server.getValueAtPercentile(99.9)));
+        sl.put("max", us(server.getMaxValue()));
+        sl.put("mean", round(server.getMean() / 1e3, 2));
+        r.put("serverLookupLatencyUs", sl);
+      }
 
       final Map<String, Object> hit = new LinkedHashMap<>();
       final double hRouted = blocks == 0 ? 0 : (double) hitRouted / blocks;
@@ -570,6 +587,24 @@ public final class TraceReplay {
                 + ", from "
                 + lat.get("measuredFrom")
                 + ")"));
+    final Map<String, Object> sl = (Map<String, Object>) r.get("serverLookupLatencyUs");
+    if (sl != null) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              fmt,
+              "  server-side (handler) p50 / p99 / p99.9",
+              sl.get("p50")
+                  + " / "
+                  + sl.get("p99")
+                  + " / "
+                  + sl.get("p999")
+                  + "  (max "
+                  + sl.get("max")
+                  + ", n "
+                  + sl.get("count")
+                  + ")"));
+    }
     sb.append(
         String.format(
             Locale.ROOT,
