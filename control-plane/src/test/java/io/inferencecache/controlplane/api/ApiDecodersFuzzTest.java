@@ -43,7 +43,7 @@ class ApiDecodersFuzzTest {
     return b;
   }
 
-  @FuzzTest(maxDuration = "10m")
+  @FuzzTest(maxDuration = "2m")
   void policy(final byte[] bytes) {
     final PolicySnapshot s;
     try {
@@ -66,7 +66,7 @@ class ApiDecodersFuzzTest {
     }
   }
 
-  @FuzzTest(maxDuration = "10m")
+  @FuzzTest(maxDuration = "2m")
   void probe(final byte[] bytes) {
     final ProbeRequest r;
     try {

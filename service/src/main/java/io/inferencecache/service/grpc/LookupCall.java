@@ -1,5 +1,6 @@
 package io.inferencecache.service.grpc;
 
+import com.google.common.base.Utf8;
 import io.grpc.Context;
 import io.grpc.Drainable;
 import io.grpc.KnownLength;
@@ -121,7 +122,9 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
 
   /**
    * Parses a LookupRouteRequest from {@code b[offset, offset+length)}. Returns false (and marks the
-   * call malformed) on any wire-format error; never throws.
+   * call malformed) on any wire-format error, and on invalid UTF-8 in model_id, tenant_id,
+   * hash_scheme or adapter_id; never throws. prompt_text is not checked (never echoed; the
+   * tokenizer decodes it leniently).
    */
   boolean parse(
       final DirectBuffer b, final int offset, final int length, final int maxPromptBytes) {
@@ -144,6 +147,12 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
           }
           final int at = copyString(b, r.pos, n);
           r.advance(n);
+          if (!Utf8.isWellFormed(strings, at, n)) {
+            // proto3 strings must be UTF-8 (protobuf rejects the message). Fail open: NO_HINT.
+            // Never echo such bytes: adapter_id is copied into the response, and a response
+            // with invalid UTF-8 fails to parse in every protobuf client (found by fuzzing).
+            return fail();
+          }
           if (field == 1) {
             q.model().set(stringsView, at, n);
           } else if (field == 2) {

@@ -37,7 +37,7 @@ class IngestFuzzTest {
     index.close();
   }
 
-  @FuzzTest(maxDuration = "10m")
+  @FuzzTest(maxDuration = "2m")
   void reportCacheState(final byte[] bytes) {
     final IngestMessage m = new IngestMessage.Marshaller().parse(new ByteArrayInputStream(bytes));
     assertThat(m.update() == null).as("exactly one of update / error").isEqualTo(m.error() != null);
@@ -53,7 +53,7 @@ class IngestFuzzTest {
     checkIndex();
   }
 
-  @FuzzTest(maxDuration = "10m")
+  @FuzzTest(maxDuration = "2m")
   void publishEvent(final byte[] bytes) {
     final CacheEvent e;
     try {

@@ -518,4 +518,33 @@ class LookupCallParserTest {
     assertThatCode(() -> parse(bytes)).doesNotThrowAnyException();
     assertThat(send(bytes).getReasonCode()).isEqualTo("NO_HINT");
   }
+
+  /**
+   * Regression (found by LookupRouteRequestFuzzTest): adapter_id is echoed into the response; with
+   * invalid UTF-8 it made the response unparseable for protobuf clients (INTERNAL instead of a
+   * fail-open answer). Invalid UTF-8 in an identifier is now a malformed request: NO_HINT, no echo.
+   */
+  @Test
+  void invalidUtf8AdapterIsMalformedAndNeverEchoed() throws Exception {
+    final byte[] bytes =
+        concat(
+            Fixtures.chainRequest(Fixtures.hashes(1, 8), 16).build().toByteArray(),
+            encode(
+                out ->
+                    out.writeBytes(11, ByteString.copyFrom(new byte[] {'l', (byte) 0x95, 'x'}))));
+    final LookupCall c = parse(bytes);
+    assertThat(c.malformed).isTrue();
+    final LookupRouteResponse r = send(bytes);
+    assertThat(r.getReasonCode()).isEqualTo("NO_HINT");
+    assertThat(r.getAdapterId()).isEmpty();
+    for (final int field : new int[] {1, 2, 5}) {
+      final byte[] bad =
+          concat(
+              Fixtures.request().build().toByteArray(),
+              encode(
+                  out ->
+                      out.writeBytes(field, ByteString.copyFrom(new byte[] {(byte) 0xC3, 0x28}))));
+      assertThat(parse(bad).malformed).as("field %d", field).isTrue();
+    }
+  }
 }

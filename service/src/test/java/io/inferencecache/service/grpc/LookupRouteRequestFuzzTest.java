@@ -58,7 +58,7 @@ class LookupRouteRequestFuzzTest {
     index.close();
   }
 
-  @FuzzTest(maxDuration = "10m")
+  @FuzzTest(maxDuration = "2m")
   void parseAndAnswer(final byte[] bytes) throws IOException {
     // 1. As the transport delivers it (copy path of the request marshaller), then answered.
     final LookupCall c = route.parse(new ByteArrayInputStream(bytes));

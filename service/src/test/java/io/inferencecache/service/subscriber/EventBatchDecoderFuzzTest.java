@@ -17,7 +17,7 @@ class EventBatchDecoderFuzzTest {
   private static final EventBatchDecoder DECODER = new EventBatchDecoder();
   private static final PositionalIndex POSITIONS = new PositionalIndex(1024);
 
-  @FuzzTest(maxDuration = "10m")
+  @FuzzTest(maxDuration = "2m")
   void decode(final byte[] bytes) {
     final EventBatch batch;
     try {
