@@ -5,6 +5,7 @@ import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
+import io.inferencecache.controlplane.auth.AuthLog;
 import io.inferencecache.controlplane.auth.BearerAuthenticator;
 import io.inferencecache.controlplane.auth.TokenCache;
 import io.inferencecache.controlplane.auth.TokenReviewer;
@@ -134,15 +135,30 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
 
     final AuthSettings auth = config.getAuth();
     final Semaphore reviews = new Semaphore(auth.getMaxConcurrentReviews());
+    final AuthLog authLog =
+        new AuthLog(
+            auth.getRejectionLogLimit(),
+            auth.getRejectionLogInterval().toNanoseconds(),
+            System::nanoTime);
     final BearerAuthenticator snapshotAuth =
         authenticator(
-            config, reviews, auth.getControllerAudience(), registry, MetricFamily.SNAPSHOT_AUTH);
+            config,
+            reviews,
+            authLog,
+            auth.getControllerAudience(),
+            registry,
+            MetricFamily.SNAPSHOT_AUTH);
     final BearerAuthenticator policyAuth =
         authenticator(
-            config, reviews, auth.getPolicyAudience(), registry, MetricFamily.POLICY_AUTH);
+            config, reviews, authLog, auth.getPolicyAudience(), registry, MetricFamily.POLICY_AUTH);
     final BearerAuthenticator probeAuth =
         authenticator(
-            config, reviews, auth.getControllerAudience(), registry, MetricFamily.PROBE_AUTH);
+            config,
+            reviews,
+            authLog,
+            auth.getControllerAudience(),
+            registry,
+            MetricFamily.PROBE_AUTH);
     if (snapshotAuth == null) {
       LOG.warn("controller_auth_disabled");
     } else {
@@ -172,6 +188,7 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
   private BearerAuthenticator authenticator(
       final ControlPlaneConfiguration config,
       final Semaphore reviews,
+      final AuthLog authLog,
       final String audience,
       final com.codahale.metrics.MetricRegistry registry,
       final MetricFamily family) {
@@ -191,6 +208,7 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
             auth.getCacheTtl().toNanoseconds(), auth.getCacheMaxEntries(), System::nanoTime),
         reviews,
         auth.getReviewWait().toNanoseconds(),
-        new AuthMetrics(registry, family));
+        new AuthMetrics(registry, family),
+        authLog);
   }
 }

@@ -3,9 +3,11 @@ package io.inferencecache.controlplane;
 import static io.inferencecache.controlplane.support.Http.call;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.inferencecache.controlplane.auth.BearerAuthenticator;
 import io.inferencecache.controlplane.config.ServeOverrides;
 import io.inferencecache.controlplane.support.FakeApiServer;
 import io.inferencecache.controlplane.support.Http;
+import io.inferencecache.controlplane.support.LogCapture;
 import io.inferencecache.controlplane.support.PromText;
 import io.inferencecache.controlplane.support.TestServer;
 import java.net.http.HttpResponse;
@@ -46,7 +48,10 @@ class AuthIT {
             ServeOverrides.NONE.allowing(SA),
             "kubernetes:\n  apiServerUrl: "
                 + api.url()
-                + "\nauth:\n  cacheMaxEntries: 2\nindex:\n  maxEntries: 10000\n");
+                + "\nauth:\n  cacheMaxEntries: 2\n"
+                // The defaults, spelled out: the flood test's log bound depends on them.
+                + "  rejectionLogLimit: 10\n  rejectionLogInterval: 10s\n"
+                + "index:\n  maxEntries: 10000\n");
   }
 
   @AfterEach
@@ -233,6 +238,8 @@ class AuthIT {
     assertThat(snapshot("Bearer b").statusCode()).isEqualTo(200);
     final int threadsBefore = Thread.activeCount();
     final int n = 400;
+    final LogCapture logs = LogCapture.of(BearerAuthenticator.class);
+    final long floodStart = System.nanoTime();
     final java.util.concurrent.ExecutorService pool =
         java.util.concurrent.Executors.newFixedThreadPool(16);
     final java.util.concurrent.ConcurrentHashMap<Integer, java.util.concurrent.atomic.AtomicInteger>
@@ -261,7 +268,9 @@ class AuthIT {
       }
     } finally {
       pool.shutdownNow();
+      logs.close();
     }
+    final long floodNanos = System.nanoTime() - floodStart;
     // Only 401 (reviewed, rejected) or 503 (no review permit within the wait): never a 200 or 500.
     assertThat(codes.keySet()).isSubsetOf(401, 503);
     final PromText p = PromText.parse(Http.get(server.publicUrl("/metrics")).body());
@@ -277,5 +286,32 @@ class AuthIT {
     assertThat(api.reviews()).isEqualTo(reviews);
     // No thread growth beyond the client pool that made the flood.
     assertThat(Thread.activeCount()).isLessThan(threadsBefore + 40);
+    // Log volume is bounded: at most 10 rejected-token lines per 10 s window (the defaults; a
+    // window opens at the first rejection), and a line after suppressed ones says how many. Every
+    // line plus every reported suppression accounts for one 401, never more.
+    final int rejected401 =
+        codes.getOrDefault(401, new java.util.concurrent.atomic.AtomicInteger()).get();
+    final List<String> lines =
+        logs.messages(ch.qos.logback.classic.Level.WARN).stream()
+            .filter(m -> m.startsWith("token review rejected token: "))
+            .toList();
+    final long windows = floodNanos / java.util.concurrent.TimeUnit.SECONDS.toNanos(10) + 1;
+    assertThat(lines).hasSizeLessThanOrEqualTo((int) (10 * windows));
+    if (rejected401 > 0) {
+      assertThat(lines).isNotEmpty();
+    }
+    final java.util.regex.Pattern more =
+        java.util.regex.Pattern.compile("\\((\\d+) more rejected-token lines suppressed");
+    long reported = 0;
+    for (final String line : lines) {
+      final java.util.regex.Matcher m = more.matcher(line);
+      if (m.find()) {
+        reported += Long.parseLong(m.group(1));
+      }
+    }
+    assertThat(lines.size() + reported).isLessThanOrEqualTo(rejected401);
+    if (windows == 1 && rejected401 > 10) {
+      assertThat(lines).hasSize(10);
+    }
   }
 }

@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.util.Objects;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Authenticates one endpoint's requests (spec §6.4): {@code Authorization: Bearer <token>} (scheme
@@ -16,12 +14,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bounded under a flood of distinct tokens: reviews run under a semaphore shared by every
  * endpoint; a request that cannot get a permit within the wait budget is answered {@code 503} at
- * once instead of queueing a thread, and only successful reviews enter the (bounded) cache.
+ * once instead of queueing a thread, and only successful reviews enter the (bounded) cache. The
+ * WARN lines of rejected tokens and failed reviews go through an {@link AuthLog} (shared by every
+ * endpoint), which bounds their number per interval; the metrics still count every request.
  * Thread-safe.
  */
 public final class BearerAuthenticator {
-  private static final Logger LOG = LoggerFactory.getLogger(BearerAuthenticator.class);
-
   /** The outcome of one request's authentication. */
   public enum Decision {
     /** Authenticated as the expected service account. */
@@ -59,12 +57,14 @@ public final class BearerAuthenticator {
   private final Semaphore reviews;
   private final long reviewWaitNanos;
   private final AuthMetrics metrics;
+  private final AuthLog log;
 
   /**
    * @param audience the audience to review for; empty sends none
    * @param expectedUsername the only username admitted (non-empty)
    * @param reviews permits for concurrent reviews (shared across endpoints)
    * @param reviewWaitNanos how long a request may wait for a permit
+   * @param log the rate-limited WARN lines (shared across endpoints)
    */
   public BearerAuthenticator(
       final TokenReviewer reviewer,
@@ -73,7 +73,8 @@ public final class BearerAuthenticator {
       final TokenCache cache,
       final Semaphore reviews,
       final long reviewWaitNanos,
-      final AuthMetrics metrics) {
+      final AuthMetrics metrics,
+      final AuthLog log) {
     this.reviewer = Objects.requireNonNull(reviewer, "reviewer");
     this.audience = audience == null ? "" : audience;
     if (expectedUsername == null || expectedUsername.isEmpty()) {
@@ -84,6 +85,7 @@ public final class BearerAuthenticator {
     this.reviews = Objects.requireNonNull(reviews, "reviews");
     this.reviewWaitNanos = reviewWaitNanos;
     this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.log = Objects.requireNonNull(log, "log");
   }
 
   /** Decides for the request's {@code Authorization} header value (may be {@code null}). */
@@ -116,7 +118,7 @@ public final class BearerAuthenticator {
     try {
       review = reviewer.review(token, audience);
     } catch (IOException | RuntimeException e) {
-      LOG.warn("token review unavailable: {}", e.getMessage());
+      log.unavailable(String.valueOf(e.getMessage()));
       return Decision.UNAVAILABLE;
     } finally {
       reviews.release();
@@ -126,7 +128,7 @@ public final class BearerAuthenticator {
     }
     if (!review.authenticated()) {
       if (!review.error().isEmpty()) {
-        LOG.warn("token review rejected token: {}", review.error());
+        log.rejected(review.error());
       }
       return Decision.UNAUTHORIZED;
     }

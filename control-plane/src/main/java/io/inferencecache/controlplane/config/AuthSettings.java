@@ -3,6 +3,7 @@ package io.inferencecache.controlplane.config;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
+import io.inferencecache.controlplane.auth.AuthLog;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -35,6 +36,15 @@ public final class AuthSettings {
   private int maxConcurrentReviews = 4;
 
   @NotNull private Duration reviewWait = Duration.milliseconds(250);
+
+  /** WARN lines per interval for rejected tokens (and as many for failed reviews). */
+  @Min(1)
+  @Max(100_000)
+  private int rejectionLogLimit = AuthLog.DEFAULT_MAX_LINES;
+
+  @NotNull
+  @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
+  private Duration rejectionLogInterval = Duration.seconds(10);
 
   @JsonProperty
   public String getAllowedControllerSa() {
@@ -114,5 +124,25 @@ public final class AuthSettings {
   @JsonProperty
   public void setReviewWait(final Duration v) {
     this.reviewWait = v;
+  }
+
+  @JsonProperty
+  public int getRejectionLogLimit() {
+    return rejectionLogLimit;
+  }
+
+  @JsonProperty
+  public void setRejectionLogLimit(final int v) {
+    this.rejectionLogLimit = v;
+  }
+
+  @JsonProperty
+  public Duration getRejectionLogInterval() {
+    return rejectionLogInterval;
+  }
+
+  @JsonProperty
+  public void setRejectionLogInterval(final Duration v) {
+    this.rejectionLogInterval = v;
   }
 }

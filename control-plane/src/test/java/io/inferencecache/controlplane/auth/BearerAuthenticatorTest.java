@@ -2,10 +2,12 @@ package io.inferencecache.controlplane.auth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import com.codahale.metrics.MetricRegistry;
 import io.inferencecache.controlplane.auth.BearerAuthenticator.Decision;
 import io.inferencecache.controlplane.metrics.AuthMetrics;
 import io.inferencecache.controlplane.metrics.MetricFamily;
+import io.inferencecache.controlplane.support.LogCapture;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +27,8 @@ class BearerAuthenticatorTest {
   private final AtomicInteger reviews = new AtomicInteger();
   private final List<String> audiences = new ArrayList<>();
   private final MetricRegistry registry = new MetricRegistry();
+  private final AuthLog authLog =
+      new AuthLog(AuthLog.DEFAULT_MAX_LINES, AuthLog.DEFAULT_INTERVAL_NANOS, now::get);
 
   private final TokenReviewer fake =
       (token, audience) -> {
@@ -48,7 +52,8 @@ class BearerAuthenticatorTest {
         new TokenCache(TokenCache.DEFAULT_TTL_NANOS, cap, now::get),
         new Semaphore(4),
         TimeUnit.MILLISECONDS.toNanos(50),
-        new AuthMetrics(registry, MetricFamily.SNAPSHOT_AUTH));
+        new AuthMetrics(registry, MetricFamily.SNAPSHOT_AUTH),
+        authLog);
   }
 
   private long count(final String result) {
@@ -175,5 +180,64 @@ class BearerAuthenticatorTest {
   void tokenCacheKeyIsSha256Hex() {
     assertThat(TokenCache.key("abc"))
         .isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  }
+
+  @Test
+  void floodOfRejectedTokensLogsABoundedNumberOfLinesAndCountsEveryOne() {
+    final BearerAuthenticator a = auth(fake, 2, "aud");
+    try (LogCapture logs = LogCapture.of(BearerAuthenticator.class)) {
+      for (int i = 0; i < 1_000; i++) {
+        assertThat(a.authenticate("Bearer junk-" + i)).isEqualTo(Decision.UNAUTHORIZED);
+      }
+      // 10 lines per 10 s (the defaults), every rejection counted.
+      assertThat(logs.messages(Level.WARN))
+          .hasSize(10)
+          .containsOnly("token review rejected token: token expired");
+      assertThat(count("unauth")).isEqualTo(1_000);
+      assertThat(authLog.pendingRejected()).isEqualTo(990);
+
+      // Still inside the window: nothing more is logged.
+      now.addAndGet(AuthLog.DEFAULT_INTERVAL_NANOS - 1);
+      a.authenticate("Bearer junk-x");
+      assertThat(logs.messages(Level.WARN)).hasSize(10);
+
+      // The next window's first line says how many were left out since the last line.
+      now.addAndGet(1);
+      for (int i = 0; i < 5; i++) {
+        a.authenticate("Bearer late-" + i);
+      }
+      final List<String> warn = logs.messages(Level.WARN);
+      assertThat(warn).hasSize(15);
+      assertThat(warn.get(10))
+          .isEqualTo(
+              "token review rejected token: token expired (991 more rejected-token lines"
+                  + " suppressed since the last one)");
+      assertThat(warn.subList(11, 15)).containsOnly("token review rejected token: token expired");
+      assertThat(count("unauth")).isEqualTo(1_006);
+      assertThat(authLog.pendingRejected()).isZero();
+    }
+  }
+
+  @Test
+  void failedReviewsHaveTheirOwnBoundedBudget() {
+    final BearerAuthenticator a = auth(fake, 2, "aud");
+    try (LogCapture logs = LogCapture.of(BearerAuthenticator.class)) {
+      for (int i = 0; i < 25; i++) {
+        assertThat(a.authenticate("Bearer down")).isEqualTo(Decision.UNAVAILABLE);
+      }
+      // A rejected token is still logged: the two kinds of line do not share a budget.
+      a.authenticate("Bearer bad");
+      final List<String> warn = logs.messages(Level.WARN);
+      assertThat(warn).hasSize(11);
+      assertThat(warn.subList(0, 10)).containsOnly("token review unavailable: connection refused");
+      assertThat(warn.get(10)).isEqualTo("token review rejected token: token expired");
+      assertThat(count("error")).isEqualTo(25);
+      now.addAndGet(AuthLog.DEFAULT_INTERVAL_NANOS);
+      a.authenticate("Bearer down");
+      assertThat(logs.messages(Level.WARN).get(11))
+          .isEqualTo(
+              "token review unavailable: connection refused (15 more review-unavailable lines"
+                  + " suppressed since the last one)");
+    }
   }
 }
