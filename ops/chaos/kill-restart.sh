@@ -15,7 +15,8 @@
 # Needs: java 17+, curl; the jars (./mvnw -B -o -pl control-plane,perf -am package -DskipTests).
 # Env: ITERATIONS, JAR, PERF_JAR, JAVA, READY_TIMEOUT (120), MAX_KILL_DELAY_MS (3000), STARTUP_KILL_EVERY (10),
 #      MAX_CHAINS (8000 per iteration), RATE (5000 chains/s), INDEX_MAX_ENTRIES (4000000: no eviction
-#      within 100 iterations, so every acknowledged chain must be found), BLOCKS (4; a chain of 1-2
+#      within 100 iterations, so every acknowledged chain must be found), INDEX_TTL (24h: no TTL expiry
+#      within a run), BLOCKS (4; a chain of 1-2
 #      blocks is answered AFFINITY_HINT, not PREFIX_MATCH), RUN_BOUND_S (3600), SEED, KEEP_WORK (0), WORK_DIR.
 # Output: one line per iteration, then a summary block of key=value lines; exit 0 only if nothing
 # acknowledged was lost (outside a set-aside), no wrong hint, every restart got ready in bound, and
@@ -32,6 +33,9 @@ MAX_KILL_DELAY_MS=${MAX_KILL_DELAY_MS:-3000}
 MAX_CHAINS=${MAX_CHAINS:-8000}
 RATE=${RATE:-5000}
 INDEX_MAX_ENTRIES=${INDEX_MAX_ENTRIES:-4000000}
+# Longer than any run: with the default 30m TTL, chains acknowledged early in a long run expire
+# (and are correctly swept), which the check would count as lost.
+INDEX_TTL=${INDEX_TTL:-24h}
 BLOCKS=${BLOCKS:-4}
 RUN_BOUND_S=${RUN_BOUND_S:-3600}
 STARTUP_KILL_EVERY=${STARTUP_KILL_EVERY:-10}
@@ -53,6 +57,7 @@ cat >"$CONFIG" <<EOF
 index:
   maxEntries: $INDEX_MAX_ENTRIES
   persistenceFile: $INDEX
+  defaultTtl: $INDEX_TTL
 EOF
 
 SERVER_PID=""

@@ -12,6 +12,7 @@ import io.inferencecache.controlplane.auth.TokenReviewer;
 import io.inferencecache.controlplane.config.AuthSettings;
 import io.inferencecache.controlplane.core.BindAddress;
 import io.inferencecache.controlplane.core.GrpcContext;
+import io.inferencecache.controlplane.core.GrpcLifecycle;
 import io.inferencecache.controlplane.core.GrpcLifecycleFactory;
 import io.inferencecache.controlplane.core.GrpcManaged;
 import io.inferencecache.controlplane.core.IndexLifecycle;
@@ -126,6 +127,9 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
             serverMetrics);
     environment.lifecycle().manage(index);
     environment.lifecycle().manage(grpc);
+    serverMetrics.grpcConnections(
+        () -> grpc.withServer(GrpcLifecycle::openConnections, 0L),
+        () -> grpc.withServer(GrpcLifecycle::refusedConnections, 0L));
 
     final Readiness readiness = new Readiness(index::isReady, grpc::serving);
     final ServerEvents events = new ServerEvents(readiness, serverMetrics, grpcAddress.toString());

@@ -3,9 +3,11 @@ package io.inferencecache.controlplane.config;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.DataSize;
 import io.dropwizard.util.Duration;
+import io.dropwizard.validation.MinDuration;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
+import java.util.concurrent.TimeUnit;
 
 /** gRPC server limits (the listener address and TLS have their own flags). */
 public final class GrpcSettings {
@@ -19,6 +21,15 @@ public final class GrpcSettings {
   private int maxConcurrentCallsPerConnection = 1024;
 
   @NotNull private Duration drainTimeout = Duration.seconds(5);
+
+  @NotNull
+  @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
+  private Duration handshakeTimeout = Duration.seconds(10);
+
+  @NotNull private Duration maxConnectionIdle = Duration.minutes(5);
+
+  @Min(0)
+  private int maxConnections = 10_000;
 
   /** Threads of the call executor; 0 = the transport's default. */
   @JsonProperty
@@ -60,5 +71,38 @@ public final class GrpcSettings {
   @JsonProperty
   public void setDrainTimeout(final Duration v) {
     this.drainTimeout = v;
+  }
+
+  /** Time a new connection has to finish its TLS and HTTP/2 handshake before it is closed. */
+  @JsonProperty
+  public Duration getHandshakeTimeout() {
+    return handshakeTimeout;
+  }
+
+  @JsonProperty
+  public void setHandshakeTimeout(final Duration v) {
+    this.handshakeTimeout = v;
+  }
+
+  /** A connection without calls for this long gets GOAWAY; 0 = never. */
+  @JsonProperty
+  public Duration getMaxConnectionIdle() {
+    return maxConnectionIdle;
+  }
+
+  @JsonProperty
+  public void setMaxConnectionIdle(final Duration v) {
+    this.maxConnectionIdle = v;
+  }
+
+  /** Open connections at which new ones are closed at accept; 0 = no cap. */
+  @JsonProperty
+  public int getMaxConnections() {
+    return maxConnections;
+  }
+
+  @JsonProperty
+  public void setMaxConnections(final int v) {
+    this.maxConnections = v;
   }
 }

@@ -21,4 +21,17 @@ public interface GrpcLifecycle {
 
   /** Whether the listener serves TLS (feeds {@code inferencecache_server_grpc_tls_enabled}). */
   boolean tlsEnabled();
+
+  /** Open client connections (feeds {@code inferencecache_grpc_connections}). */
+  default long openConnections() {
+    return 0;
+  }
+
+  /**
+   * Connections closed at accept because {@code grpc.maxConnections} were open (feeds {@code
+   * inferencecache_grpc_connections_refused_total}).
+   */
+  default long refusedConnections() {
+    return 0;
+  }
 }

@@ -43,8 +43,8 @@ public final class Listeners {
     }
     server.setApplicationConnectors(
         List.of(
-            new ListenerConnectorFactory(ListenerConnectorFactory.PUBLIC, http),
-            new ListenerConnectorFactory(ListenerConnectorFactory.SNAPSHOT, snapshot)));
+            new ListenerConnectorFactory(ListenerConnectorFactory.PUBLIC, http, listeners),
+            new ListenerConnectorFactory(ListenerConnectorFactory.SNAPSHOT, snapshot, listeners)));
   }
 
   private static BindAddress address(final String addr) {

@@ -50,6 +50,11 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
             .maxConcurrentCallsPerConnection(context.grpc().getMaxConcurrentCallsPerConnection())
             .shutdownDrainTimeout(
                 java.time.Duration.ofMillis(context.grpc().getDrainTimeout().toMilliseconds()))
+            .handshakeTimeout(
+                java.time.Duration.ofMillis(context.grpc().getHandshakeTimeout().toMilliseconds()))
+            .maxConnectionIdle(
+                java.time.Duration.ofMillis(context.grpc().getMaxConnectionIdle().toMilliseconds()))
+            .maxConnections(context.grpc().getMaxConnections())
             .tlsCertFile(context.tls().getCertFile())
             .tlsKeyFile(context.tls().getKeyFile());
     if (context.grpc().getExecutorThreads() > 0) {
@@ -109,6 +114,18 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
   public boolean serving() {
     final GrpcServer s = server;
     return s != null && s.isServing();
+  }
+
+  @Override
+  public long openConnections() {
+    final GrpcServer s = server;
+    return s == null ? 0 : s.openConnections();
+  }
+
+  @Override
+  public long refusedConnections() {
+    final GrpcServer s = server;
+    return s == null ? 0 : s.refusedConnections();
   }
 
   @Override

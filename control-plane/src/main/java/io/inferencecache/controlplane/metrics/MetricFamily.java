@@ -57,7 +57,15 @@ public enum MetricFamily {
       "inferencecache_probe_auth",
       Collector.Type.COUNTER,
       "Authentication outcomes on /probe.",
-      "result");
+      "result"),
+  GRPC_CONNECTIONS(
+      "inferencecache_grpc_connections",
+      Collector.Type.GAUGE,
+      "Open connections on the gRPC listener."),
+  GRPC_CONNECTIONS_REFUSED(
+      "inferencecache_grpc_connections_refused",
+      Collector.Type.COUNTER,
+      "gRPC connections closed at accept because grpc.maxConnections were open.");
 
   /** Buckets of {@link #LOOKUP_ROUTE_LATENCY}, seconds. */
   public static final double[] LATENCY_BUCKETS = {

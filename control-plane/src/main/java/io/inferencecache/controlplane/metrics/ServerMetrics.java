@@ -1,13 +1,20 @@
 package io.inferencecache.controlplane.metrics;
 
+import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
+import java.util.function.LongSupplier;
 
-/** {@code inferencecache_server_up} and {@code inferencecache_server_grpc_tls_enabled}. */
+/**
+ * {@code inferencecache_server_up}, {@code inferencecache_server_grpc_tls_enabled} and the gRPC
+ * listener's connection series.
+ */
 public final class ServerMetrics {
+  private final MetricRegistry registry;
   private final LongGauge up;
   private final LongGauge tls;
 
   public ServerMetrics(final MetricRegistry registry) {
+    this.registry = registry;
     this.up =
         Registrations.getOrRegister(
             registry, MetricFamily.SERVER_UP.registryName(), LongGauge::new, LongGauge.class);
@@ -27,5 +34,17 @@ public final class ServerMetrics {
   /** 1 when gRPC serves TLS. */
   public void tlsEnabled(final boolean enabled) {
     tls.set(enabled ? 1 : 0);
+  }
+
+  /**
+   * Exports {@code inferencecache_grpc_connections} and {@code
+   * inferencecache_grpc_connections_refused_total}, read from the suppliers at each scrape.
+   */
+  public void grpcConnections(final LongSupplier open, final LongSupplier refused) {
+    registry.gauge(
+        MetricFamily.GRPC_CONNECTIONS.registryName(), () -> (Gauge<Long>) open::getAsLong);
+    registry.gauge(
+        MetricFamily.GRPC_CONNECTIONS_REFUSED.registryName(),
+        () -> (Gauge<Long>) refused::getAsLong);
   }
 }

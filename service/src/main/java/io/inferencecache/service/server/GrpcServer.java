@@ -14,6 +14,7 @@ import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.netty.channel.ChannelFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -80,6 +81,15 @@ import org.slf4j.LoggerFactory;
  * <p>Method lookup, the admission decision and, for cancelled calls, the cancellation of the call's
  * {@link io.grpc.Context} run inline on the event loop; all are cheap and never block.
  *
+ * <h2>Connections</h2>
+ *
+ * A new connection must finish its TLS and HTTP/2 handshake within {@link
+ * GrpcServerConfig#handshakeTimeout()} or it is closed; one without calls for {@link
+ * GrpcServerConfig#maxConnectionIdle()} gets GOAWAY; while {@link
+ * GrpcServerConfig#maxConnections()} are open, newly accepted ones are closed before any work is
+ * done for them ({@link #refusedConnections()}). Together they bound the file descriptors that
+ * silent or idle clients can hold.
+ *
  * <p>Thread-safe: every method may be called from any thread.
  */
 public final class GrpcServer implements AutoCloseable {
@@ -114,6 +124,7 @@ public final class GrpcServer implements AutoCloseable {
   private final ReloadingKeyManager keyManager;
   private final HealthStatusManager health;
   private final LongAdder rejectedCalls = new LongAdder();
+  private final ConnectionLimit connections;
   private final Object lifecycle = new Object();
 
   private boolean started; // guarded by lifecycle
@@ -139,8 +150,16 @@ public final class GrpcServer implements AutoCloseable {
 
     final boolean epoll = Epoll.isAvailable();
     final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    final Class<? extends ServerChannel> channelType =
-        epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    this.connections = new ConnectionLimit(config.maxConnections());
+    final ChannelFactory<ServerChannel> channelFactory =
+        () -> {
+          final ServerChannel channel =
+              epoll ? new EpollServerSocketChannel() : new NioServerSocketChannel();
+          // First in the listening channel's pipeline: sees each accepted child before the
+          // acceptor.
+          channel.pipeline().addLast(connections);
+          return channel;
+        };
     this.transport = epoll ? "epoll" : "nio";
     this.bossGroup =
         new MultiThreadIoEventLoopGroup(
@@ -159,7 +178,7 @@ public final class GrpcServer implements AutoCloseable {
             new LinkedBlockingQueue<>(),
             new DefaultThreadFactory("inferencecache-grpc-handler", true));
     try {
-      this.server = nettyServer(b, address, channelType, sslContext);
+      this.server = nettyServer(b, address, channelFactory, sslContext);
     } catch (RuntimeException e) {
       executor.shutdownNow();
       bossGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -171,11 +190,11 @@ public final class GrpcServer implements AutoCloseable {
   private Server nettyServer(
       final Builder b,
       final SocketAddress address,
-      final Class<? extends ServerChannel> channelType,
+      final ChannelFactory<ServerChannel> channelFactory,
       final SslContext sslContext) {
     final NettyServerBuilder nb =
         NettyServerBuilder.forAddress(address)
-            .channelType(channelType)
+            .channelFactory(channelFactory)
             .bossEventLoopGroup(bossGroup)
             .workerEventLoopGroup(workerGroup)
             .directExecutor() // only method lookup and admission; see the class comment
@@ -186,7 +205,8 @@ public final class GrpcServer implements AutoCloseable {
             .keepAliveTimeout(nanos(config.keepAliveTimeout()), TimeUnit.NANOSECONDS)
             .permitKeepAliveTime(nanos(config.permitKeepAliveTime()), TimeUnit.NANOSECONDS)
             .permitKeepAliveWithoutCalls(config.permitKeepAliveWithoutCalls())
-            .maxConcurrentCallsPerConnection(config.maxConcurrentCallsPerConnection());
+            .maxConcurrentCallsPerConnection(config.maxConcurrentCallsPerConnection())
+            .handshakeTimeout(nanos(config.handshakeTimeout()), TimeUnit.NANOSECONDS);
     if (!config.maxConnectionIdle().isZero()) {
       nb.maxConnectionIdle(nanos(config.maxConnectionIdle()), TimeUnit.NANOSECONDS);
     }
@@ -284,6 +304,16 @@ public final class GrpcServer implements AutoCloseable {
   /** Calls refused with {@code RESOURCE_EXHAUSTED} because the handler queue was full. */
   public long rejectedCalls() {
     return rejectedCalls.sum();
+  }
+
+  /** Connections accepted and not yet closed. */
+  public int openConnections() {
+    return connections.open();
+  }
+
+  /** Connections closed at accept because {@link GrpcServerConfig#maxConnections()} were open. */
+  public long refusedConnections() {
+    return connections.refused();
   }
 
   /**

@@ -73,8 +73,24 @@ public final class GrpcServerConfig {
    */
   public static final boolean PERMIT_KEEP_ALIVE_WITHOUT_CALLS_DEFAULT = false;
 
-  /** Idle connections are closed after this long; {@link Duration#ZERO} disables it (default). */
-  public static final Duration MAX_CONNECTION_IDLE_DEFAULT = Duration.ZERO;
+  /**
+   * A connection without calls for this long is closed with GOAWAY: 5 min. Clients reconnect on
+   * their next call; open streams (ReportCacheState, StreamCacheEvents) keep a connection busy.
+   * {@link Duration#ZERO} disables it.
+   */
+  public static final Duration MAX_CONNECTION_IDLE_DEFAULT = Duration.ofMinutes(5);
+
+  /**
+   * Time a new connection has to complete its TLS and HTTP/2 handshake (the client's connection
+   * preface and first SETTINGS) before it is closed: 10 s. Bounds silent TCP connections.
+   */
+  public static final Duration HANDSHAKE_TIMEOUT_DEFAULT = Duration.ofSeconds(10);
+
+  /**
+   * Open connections at which newly accepted ones are closed at once: 10,000. Zero disables the cap
+   * (the process's file-descriptor limit then applies).
+   */
+  public static final int MAX_CONNECTIONS_DEFAULT = 10_000;
 
   /**
    * HTTP/2 {@code MAX_CONCURRENT_STREAMS} advertised per connection. Calls beyond it wait on the
@@ -106,6 +122,8 @@ public final class GrpcServerConfig {
   private final Duration permitKeepAliveTime;
   private final boolean permitKeepAliveWithoutCalls;
   private final Duration maxConnectionIdle;
+  private final Duration handshakeTimeout;
+  private final int maxConnections;
   private final int maxConcurrentCallsPerConnection;
   private final Duration shutdownDrainTimeout;
   private final String tlsCertFile;
@@ -123,6 +141,8 @@ public final class GrpcServerConfig {
     this.permitKeepAliveTime = b.permitKeepAliveTime;
     this.permitKeepAliveWithoutCalls = b.permitKeepAliveWithoutCalls;
     this.maxConnectionIdle = b.maxConnectionIdle;
+    this.handshakeTimeout = b.handshakeTimeout;
+    this.maxConnections = b.maxConnections;
     this.maxConcurrentCallsPerConnection = b.maxConcurrentCallsPerConnection;
     this.shutdownDrainTimeout = b.shutdownDrainTimeout;
     this.tlsCertFile = b.tlsCertFile;
@@ -194,6 +214,16 @@ public final class GrpcServerConfig {
     return maxConnectionIdle;
   }
 
+  /** Time a new connection has to finish its TLS and HTTP/2 handshake. */
+  public Duration handshakeTimeout() {
+    return handshakeTimeout;
+  }
+
+  /** Open-connection cap; zero = none. */
+  public int maxConnections() {
+    return maxConnections;
+  }
+
   /** HTTP/2 concurrent-stream limit per connection. */
   public int maxConcurrentCallsPerConnection() {
     return maxConcurrentCallsPerConnection;
@@ -243,6 +273,10 @@ public final class GrpcServerConfig {
         + permitKeepAliveWithoutCalls
         + ", maxConnectionIdle="
         + maxConnectionIdle
+        + ", handshakeTimeout="
+        + handshakeTimeout
+        + ", maxConnections="
+        + maxConnections
         + ", maxConcurrentCallsPerConnection="
         + maxConcurrentCallsPerConnection
         + ", shutdownDrainTimeout="
@@ -376,6 +410,8 @@ public final class GrpcServerConfig {
     private Duration permitKeepAliveTime = PERMIT_KEEP_ALIVE_TIME_DEFAULT;
     private boolean permitKeepAliveWithoutCalls = PERMIT_KEEP_ALIVE_WITHOUT_CALLS_DEFAULT;
     private Duration maxConnectionIdle = MAX_CONNECTION_IDLE_DEFAULT;
+    private Duration handshakeTimeout = HANDSHAKE_TIMEOUT_DEFAULT;
+    private int maxConnections = MAX_CONNECTIONS_DEFAULT;
     private int maxConcurrentCallsPerConnection = MAX_CONCURRENT_CALLS_PER_CONNECTION_DEFAULT;
     private Duration shutdownDrainTimeout = SHUTDOWN_DRAIN_TIMEOUT_DEFAULT;
     private String tlsCertFile = TLS_CERT_FILE_DEFAULT;
@@ -462,6 +498,18 @@ public final class GrpcServerConfig {
       return this;
     }
 
+    /** Time a new connection has to finish its TLS and HTTP/2 handshake, positive. */
+    public Builder handshakeTimeout(final Duration timeout) {
+      this.handshakeTimeout = timeout;
+      return this;
+    }
+
+    /** Open-connection cap, zero (none) or positive. */
+    public Builder maxConnections(final int connections) {
+      this.maxConnections = connections;
+      return this;
+    }
+
     /** HTTP/2 concurrent-stream limit per connection, positive. */
     public Builder maxConcurrentCallsPerConnection(final int calls) {
       this.maxConcurrentCallsPerConnection = calls;
@@ -506,6 +554,8 @@ public final class GrpcServerConfig {
       requirePositive("keepAliveTimeout", keepAliveTimeout);
       requireNotNegative("permitKeepAliveTime", permitKeepAliveTime);
       requireNotNegative("maxConnectionIdle", maxConnectionIdle);
+      requirePositive("handshakeTimeout", handshakeTimeout);
+      requireRange("maxConnections", maxConnections, 0, Integer.MAX_VALUE);
       requireNotNegative("shutdownDrainTimeout", shutdownDrainTimeout);
       final String cert = Objects.requireNonNull(tlsCertFile, TLS_CERT_FILE_FLAG);
       final String key = Objects.requireNonNull(tlsKeyFile, TLS_KEY_FILE_FLAG);

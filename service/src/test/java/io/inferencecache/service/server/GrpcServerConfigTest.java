@@ -29,7 +29,9 @@ class GrpcServerConfigTest {
     assertThat(c.keepAliveTimeout()).isEqualTo(Duration.ofSeconds(20));
     assertThat(c.permitKeepAliveTime()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.permitKeepAliveWithoutCalls()).isFalse();
-    assertThat(c.maxConnectionIdle()).isEqualTo(Duration.ZERO);
+    assertThat(c.maxConnectionIdle()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(c.handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(c.maxConnections()).isEqualTo(10_000);
     assertThat(c.maxConcurrentCallsPerConnection()).isEqualTo(1024);
     assertThat(c.shutdownDrainTimeout()).isEqualTo(Duration.ofSeconds(5));
     assertThat(c.tlsCertFile()).isEmpty();
@@ -168,6 +170,10 @@ class GrpcServerConfigTest {
     assertThatThrownBy(
             () -> GrpcServerConfig.builder().maxConnectionIdle(Duration.ofMillis(-1)).build())
         .hasMessageStartingWith("maxConnectionIdle: ");
+    assertThatThrownBy(() -> GrpcServerConfig.builder().handshakeTimeout(Duration.ZERO).build())
+        .hasMessage("handshakeTimeout: must be positive, was PT0S");
+    assertThatThrownBy(() -> GrpcServerConfig.builder().maxConnections(-1).build())
+        .hasMessage("maxConnections: must be in 0..2147483647, was -1");
     assertThatThrownBy(
             () -> GrpcServerConfig.builder().shutdownDrainTimeout(Duration.ofMillis(-1)).build())
         .hasMessageStartingWith("shutdownDrainTimeout: ");
