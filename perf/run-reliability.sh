@@ -7,7 +7,9 @@
 #   perf/run-reliability.sh abuse          # idle connections, slowloris, ping flood, oversized input
 #
 # Needs the jars: ./mvnw -B -o -pl control-plane,perf -am package -DskipTests
-# Env: SECONDS_PER_PHASE (10), SERVER_XMX (512m), EXTRA ("--flag value ..." passed to the tool).
+# Env: SECONDS_PER_PHASE (10), SERVER_XMX (512m), EXTRA ("--flag value ..." passed to the tool),
+#      SERVER_CPUS / CLIENT_CPUS (taskset CPU lists, e.g. 0 and 1: server and load client on
+#      separate cores, so the client cannot steal the server's CPU; unset = no pinning).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,6 +19,9 @@ JAVA=${JAVA:-java}
 TOOL=${1:?usage: perf/run-reliability.sh lookups|ingest-flood|abuse}
 PHASE_S=${SECONDS_PER_PHASE:-10}
 EXTRA=${EXTRA:-}
+SERVER_PIN=() CLIENT_PIN=()
+[[ -n ${SERVER_CPUS:-} ]] && SERVER_PIN=(taskset -c "$SERVER_CPUS")
+[[ -n ${CLIENT_CPUS:-} ]] && CLIENT_PIN=(taskset -c "$CLIENT_CPUS")
 for f in "$JAR" "$PERF_JAR"; do
   [[ -f $f ]] || { echo "missing $f: ./mvnw -B -o -pl control-plane,perf -am package -DskipTests" >&2; exit 2; }
 done
@@ -32,7 +37,7 @@ cat >"$WORK/config.yml" <<EOF
 index:
   maxEntries: 4000000
 EOF
-"$JAVA" -Xmx"${SERVER_XMX:-512m}" -jar "$JAR" serve --config "$WORK/config.yml" --insecure-disable-auth \
+"${SERVER_PIN[@]}" "$JAVA" -Xmx"${SERVER_XMX:-512m}" -jar "$JAR" serve --config "$WORK/config.yml" --insecure-disable-auth \
   --grpc-bind-address=127.0.0.1:0 --http-bind-address=127.0.0.1:0 --snapshot-bind-address=127.0.0.1:0 \
   --log-format=text >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
@@ -46,14 +51,14 @@ until [[ -n $HTTP ]] && curl -sf -m 2 "http://$HTTP/readyz" >/dev/null 2>&1; do
   SNAP=$(grep -o 'inferencecache-snapshot=127\.0\.0\.1:[0-9]*' "$WORK/server.log" | head -1 | sed 's/.*=//') || true
   [[ -n $GRPC && -n $SNAP ]] || HTTP=""
 done
-echo "server ready: grpc=$GRPC http=$HTTP snapshot=$SNAP (cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "server ready: grpc=$GRPC http=$HTTP snapshot=$SNAP (cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg), server cpus: ${SERVER_CPUS:-any}, client cpus: ${CLIENT_CPUS:-any})"
 # shellcheck disable=SC2086
 case "$TOOL" in
-  lookups) "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.Overload lookups \
+  lookups) "${CLIENT_PIN[@]}" "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.Overload lookups \
              --grpc "$GRPC" --http "$HTTP" --seconds "$PHASE_S" $EXTRA ;;
-  ingest-flood) "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.Overload ingest-flood \
+  ingest-flood) "${CLIENT_PIN[@]}" "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.Overload ingest-flood \
              --grpc "$GRPC" --http "$HTTP" --snapshot "$SNAP" --seconds "$PHASE_S" $EXTRA ;;
-  abuse) "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.ConnectionAbuse \
+  abuse) "${CLIENT_PIN[@]}" "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.ConnectionAbuse \
              --grpc "$GRPC" --http "$HTTP" --snapshot "$SNAP" --seconds "$PHASE_S" $EXTRA ;;
   *) echo "unknown tool $TOOL" >&2; exit 2 ;;
 esac

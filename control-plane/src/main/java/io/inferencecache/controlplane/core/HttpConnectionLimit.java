@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.core;
 
+import io.inferencecache.controlplane.auth.LogRateLimiter;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.eclipse.jetty.io.Connection;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
 final class HttpConnectionLimit implements Connection.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(HttpConnectionLimit.class);
 
-  /** Least time between two refusal log lines. */
+  /** One refusal line per 10 s at most; the next line says how many were left out. */
   private static final long LOG_INTERVAL_NANOS = 10_000_000_000L;
 
   private final int max;
@@ -32,7 +33,7 @@ final class HttpConnectionLimit implements Connection.Listener {
   private final String listener;
   private final AtomicInteger open = new AtomicInteger();
   private final LongAdder refused = new LongAdder();
-  private final RefusalLog log = new RefusalLog();
+  private final LogRateLimiter log = new LogRateLimiter(1, LOG_INTERVAL_NANOS, System::nanoTime);
 
   HttpConnectionLimit(
       final int max,
@@ -53,7 +54,15 @@ final class HttpConnectionLimit implements Connection.Listener {
     final int n = open.incrementAndGet();
     if (n > max) {
       refused.increment();
-      log.refused();
+      final long suppressed = log.acquire();
+      if (suppressed != LogRateLimiter.SUPPRESS) {
+        LOG.warn(
+            "event=http_connection_refused listener={} reason=max_connections"
+                + " httpMaxConnections={} refusedSinceLastLine={}",
+            listener,
+            max,
+            suppressed + 1);
+      }
       connection.getEndPoint().close(); // onClosed follows and gives the slot back
       return;
     }
@@ -79,26 +88,5 @@ final class HttpConnectionLimit implements Connection.Listener {
   /** Connections closed at once because {@code max} were open. */
   long refused() {
     return refused.sum();
-  }
-
-  /** At most one WARN line per {@link #LOG_INTERVAL_NANOS}, with the refusals since the last. */
-  private final class RefusalLog {
-    private long nextNanos = System.nanoTime();
-    private long since;
-
-    synchronized void refused() {
-      since++;
-      final long now = System.nanoTime();
-      if (now - nextNanos >= 0) {
-        nextNanos = now + LOG_INTERVAL_NANOS;
-        LOG.warn(
-            "event=http_connection_refused listener={} reason=max_connections"
-                + " httpMaxConnections={} refused={}",
-            listener,
-            max,
-            since);
-        since = 0;
-      }
-    }
   }
 }
