@@ -125,6 +125,35 @@ public final class ServeLauncher {
     return new Running(command.server, app);
   }
 
+  /**
+   * Reads the configuration the way {@link #start} does, without starting anything: {@code
+   * bootstrap}'s source provider (after {@link ControlPlaneApplication#initialize}: {@code
+   * ${ENV:-default}} substitution), Dropwizard's YAML factory, the flags, validation, the log
+   * settings. ({@link #start} also configures logging and runs the start-up checks after this.)
+   *
+   * @param path the file, or {@code null} for the defaults
+   * @throws ConfigurationException an invalid file ({@link #start}: exit 2, the message names the
+   *     setting)
+   * @throws IOException the file cannot be read ({@link #start}: exit 2)
+   * @throws StartupException exit 2: an invalid {@code log.format} / {@code log.level}
+   */
+  public static ControlPlaneConfiguration readConfiguration(
+      final Bootstrap<ControlPlaneConfiguration> bootstrap,
+      final ServeOverrides flags,
+      final String path)
+      throws IOException, ConfigurationException {
+    final ConfigurationFactory<ControlPlaneConfiguration> factory =
+        new OverridingFactoryFactory(flags)
+            .create(
+                ControlPlaneConfiguration.class,
+                bootstrap.getValidatorFactory().getValidator(),
+                bootstrap.getObjectMapper(),
+                "dw");
+    return path == null
+        ? factory.build()
+        : factory.build(bootstrap.getConfigurationSourceProvider(), path);
+  }
+
   /** Dropwizard's {@code server} command with the start-up checks before the environment. */
   private static final class ServeCommand extends ServerCommand<ControlPlaneConfiguration> {
     private final ControlPlaneApplication app;

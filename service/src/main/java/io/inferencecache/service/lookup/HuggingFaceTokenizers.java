@@ -4,9 +4,6 @@ import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.hubspot.jinjava.Jinjava;
-import com.hubspot.jinjava.JinjavaConfig;
-import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -23,9 +20,10 @@ import org.slf4j.LoggerFactory;
  * Tokenizers loaded eagerly from {@code <dir>/<model_id>/tokenizer.json} (Hugging Face format,
  * through DJL's binding of the Rust tokenizers library). When the model directory also has a {@code
  * tokenizer_config.json} with a {@code chat_template}, the prompt is rendered as a single {@code
- * user} message with the generation prompt (Jinja, through Jinjava) and the rendered text is
- * tokenized without adding special tokens again — what {@code apply_chat_template(tokenize=True)}
- * does. Without a template the text is tokenized as is, with the tokenizer's special tokens.
+ * user} message with the generation prompt (Jinja, through Jinjava, bounded and with the prompt as
+ * data only: {@link ChatTemplate}) and the rendered text is tokenized without adding special tokens
+ * again — what {@code apply_chat_template(tokenize=True)} does. Without a template the text is
+ * tokenized as is, with the tokenizer's special tokens.
  *
  * <p>Thread-safe: the native tokenizer is safe for concurrent encodes; templates are rendered with
  * a fresh context per call.
@@ -33,33 +31,17 @@ import org.slf4j.LoggerFactory;
 public final class HuggingFaceTokenizers implements PromptTokenizer, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HuggingFaceTokenizers.class);
 
-  private record Model(
-      HuggingFaceTokenizer tokenizer, String chatTemplate, Map<String, Object> vars) {}
+  /** A loaded model: its tokenizer and its chat template ({@code null}: none). */
+  private record Model(HuggingFaceTokenizer tokenizer, ChatTemplate chatTemplate) {}
 
   private final Map<String, Model> models = new ConcurrentHashMap<>();
-  private final Jinjava jinja;
 
-  private HuggingFaceTokenizers() {
-    jinja = new Jinjava(JinjavaConfig.newBuilder().withFailOnUnknownTokens(false).build());
-    jinja
-        .getGlobalContext()
-        .registerFunction(
-            new ELFunctionDefinition(
-                "",
-                "raise_exception",
-                HuggingFaceTokenizers.class,
-                "raiseException",
-                String.class));
-  }
-
-  /** Jinja's {@code raise_exception(msg)} used by chat templates. */
-  public static String raiseException(final String message) {
-    throw new IllegalArgumentException("chat template raised: " + message);
-  }
+  private HuggingFaceTokenizers() {}
 
   /**
-   * Loads every {@code <dir>/<model>/tokenizer.json}. A model that fails to load is logged and
-   * skipped (its prompts fail open); a missing directory is an error.
+   * Loads every {@code <dir>/<model>/tokenizer.json}. A model that fails to load — including a chat
+   * template that fails its sample render ({@link ChatTemplate#of}) — is logged and skipped (its
+   * prompts fail open); a missing directory is an error.
    */
   public static HuggingFaceTokenizers load(final Path dir) throws IOException {
     if (!Files.isDirectory(dir)) {
@@ -75,22 +57,11 @@ public final class HuggingFaceTokenizers implements PromptTokenizer, AutoCloseab
         }
         final String model = modelDir.getFileName().toString();
         try {
-          final HuggingFaceTokenizer tok =
-              HuggingFaceTokenizer.builder()
-                  .optTokenizerPath(tj)
-                  .optAddSpecialTokens(true)
-                  .optTruncation(false)
-                  .optPadding(false)
-                  .build();
-          String template = null;
+          ChatTemplate template = null;
           final Map<String, Object> vars = new HashMap<>();
           final Path cfg = modelDir.resolve("tokenizer_config.json");
           if (Files.isRegularFile(cfg)) {
             final JsonNode c = json.readTree(cfg.toFile());
-            final JsonNode tpl = c.get("chat_template");
-            if (tpl != null && tpl.isTextual()) {
-              template = tpl.asText();
-            }
             for (String special : List.of("bos_token", "eos_token", "unk_token", "pad_token")) {
               final JsonNode v = c.get(special);
               if (v != null && v.isTextual()) {
@@ -99,10 +70,23 @@ public final class HuggingFaceTokenizers implements PromptTokenizer, AutoCloseab
                 vars.put(special, v.get("content").asText());
               }
             }
+            final JsonNode tpl = c.get("chat_template");
+            if (tpl != null && tpl.isTextual()) {
+              template = ChatTemplate.of(tpl.asText(), vars);
+            }
           }
-          t.models.put(model, new Model(tok, template, vars));
+          // Refuse what the native library would accept and then abort the JVM on.
+          TokenizerJsonCheck.check(json.readTree(tj.toFile()));
+          final HuggingFaceTokenizer tok =
+              HuggingFaceTokenizer.builder()
+                  .optTokenizerPath(tj)
+                  .optAddSpecialTokens(true)
+                  .optTruncation(false)
+                  .optPadding(false)
+                  .build();
+          t.models.put(model, new Model(tok, template));
           LOG.info("event=tokenizer_loaded model={} chat_template={}", model, template != null);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | ChatTemplateException | RuntimeException e) {
           LOG.error("event=tokenizer_load_failed model={} reason=\"{}\"", model, String.valueOf(e));
         }
       }
@@ -120,20 +104,22 @@ public final class HuggingFaceTokenizers implements PromptTokenizer, AutoCloseab
     return models.containsKey(modelId);
   }
 
-  /** The text the tokenizer sees for a single user turn (the rendered chat template, if any). */
-  public String render(final String modelId, final String text) {
+  /**
+   * The text the tokenizer sees for a single user turn (the rendered chat template, if any).
+   *
+   * @throws ChatTemplateException when the model's chat template fails (see {@link ChatTemplate})
+   */
+  public String render(final String modelId, final String text) throws ChatTemplateException {
     final Model m = models.get(modelId);
     if (m == null || m.chatTemplate() == null) {
       return text;
     }
-    final Map<String, Object> ctx = new HashMap<>(m.vars());
-    ctx.put("messages", List.of(Map.of("role", "user", "content", text)));
-    ctx.put("add_generation_prompt", Boolean.TRUE);
-    return jinja.render(m.chatTemplate(), ctx);
+    return m.chatTemplate().render(text);
   }
 
   @Override
-  public int[] encodeUserTurn(final String modelId, final String text) {
+  public int[] encodeUserTurn(final String modelId, final String text)
+      throws ChatTemplateException {
     final Model m = models.get(modelId);
     if (m == null) {
       throw new IllegalArgumentException("no tokenizer for model " + modelId);

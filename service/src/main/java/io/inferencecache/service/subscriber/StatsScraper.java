@@ -13,8 +13,8 @@ import java.util.Objects;
  *       {@code pressure = clamp01((running + waiting) / ceiling)}, 0 when the ceiling or the load
  *       is ≤ 0.
  *   <li><b>usage</b>: max across series of the tier's gauge ({@link CacheTier}: auto = kv, else
- *       max(gpu, cpu)); {@code cache_memory_bytes = usage × cacheSizeBytes}, 0 when the size is 0
- *       or no usage gauge is present.
+ *       max(gpu, cpu)); {@code cache_memory_bytes = clamp01(usage) × cacheSizeBytes}, 0 when the
+ *       size is 0 or no usage gauge is present.
  *   <li><b>hit rate</b>, vLLM: Δhits / Δqueries of the {@code prefix_cache_hits/queries} counters
  *       (family {@code name_total}, else {@code name}, summed) between scrapes: 0 on the first
  *       scrape, on a reset (Δhits &lt; 0) or when Δqueries ≤ 0 (the baseline moves either way); 0
@@ -126,7 +126,10 @@ public final class StatsScraper {
     final double hitRate = hitRate(families);
     final Reading extHits = counter(families, profile.extHits);
     final Reading extQueries = counter(families, profile.extQueries);
-    final long cacheBytes = cacheSizeBytes > 0 ? (long) (usage.value * cacheSizeBytes) : 0L;
+    // A ratio outside [0, 1] (a gauge of 5.5 or -3) must not report more than the cache or less
+    // than nothing.
+    final long cacheBytes =
+        cacheSizeBytes > 0 ? (long) (clamp01(usage.value) * cacheSizeBytes) : 0L;
     return new StatsSample(
         cacheBytes,
         (float) hitRate,
@@ -143,9 +146,10 @@ public final class StatsScraper {
     return clamp01(load / ceiling);
   }
 
+  /** {@code v} within [0, 1]; NaN → 0. */
   static double clamp01(final double v) {
-    if (v < 0) {
-      return 0.0;
+    if (!(v > 0)) {
+      return 0.0; // also NaN: Δhits / Δqueries of two counters summed past Double.MAX_VALUE
     }
     return v > 1 ? 1.0 : v;
   }

@@ -90,6 +90,78 @@ class HuggingFaceTokenizersTest {
     }
   }
 
+  /** The tiny tokenizer with {@code post_processor} replaced. */
+  static String withPostProcessor(final String postProcessor) {
+    return TOKENIZER_JSON.replace(
+        "\"post_processor\": null", "\"post_processor\": " + postProcessor);
+  }
+
+  /** Loads but makes the native library panic (SIGABRT of the whole JVM) on the first encode. */
+  static final String MISSING_SPECIAL_TOKEN =
+      withPostProcessor(
+          "{\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\":"
+              + " \"[CLS]\", \"type_id\": 0}}, {\"Sequence\": {\"id\": \"A\", \"type_id\":"
+              + " 0}}], \"pair\": [], \"special_tokens\": {}}");
+
+  /** Loads but panics (index out of bounds) on the first encode: a single template with B. */
+  static final String SEQUENCE_B_IN_SINGLE =
+      withPostProcessor(
+          "{\"type\": \"Sequence\", \"processors\": [{\"type\": \"TemplateProcessing\","
+              + " \"single\": [{\"Sequence\": {\"id\": \"B\", \"type_id\": 7}}], \"pair\":"
+              + " [], \"special_tokens\": {}}]}");
+
+  /** {@link #SEQUENCE_B_IN_SINGLE} with the type misspelled: still a template to the library. */
+  static final String MISSPELLED_TYPE =
+      SEQUENCE_B_IN_SINGLE.replace("\"TemplateProcessing\"", "\"Tedecoeerrocessing\"");
+
+  @Test
+  void aTokenizerJsonTheNativeLibraryWouldAbortTheJvmOnIsSkipped(@TempDir final Path dir)
+      throws Exception {
+    writeModel(dir, "good", false);
+    for (final String[] m :
+        new String[][] {
+          {"missing-special", MISSING_SPECIAL_TOKEN},
+          {"b-in-single", SEQUENCE_B_IN_SINGLE},
+          {"misspelled-type", MISSPELLED_TYPE}
+        }) {
+      Files.createDirectories(dir.resolve(m[0]));
+      Files.writeString(dir.resolve(m[0]).resolve("tokenizer.json"), m[1]);
+    }
+    try (HuggingFaceTokenizers t = HuggingFaceTokenizers.load(dir)) {
+      assertThat(t.models()).containsExactly("good");
+      assertThat(t.encodeUserTurn("good", "hello the cache")).containsExactly(6, 8, 9);
+    }
+  }
+
+  @Test
+  void aValidTemplateProcessingPasses(@TempDir final Path dir) throws Exception {
+    final Path m = Files.createDirectories(dir.resolve("cls"));
+    Files.writeString(
+        m.resolve("tokenizer.json"),
+        withPostProcessor(
+            "{\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\":"
+                + " \"<s>\", \"type_id\": 0}}, {\"Sequence\": {\"id\": \"A\", \"type_id\":"
+                + " 0}}], \"pair\": [{\"Sequence\": {\"id\": \"A\", \"type_id\": 0}},"
+                + " {\"Sequence\": {\"id\": \"B\", \"type_id\": 1}}], \"special_tokens\":"
+                + " {\"<s>\": {\"id\": \"<s>\", \"ids\": [1], \"tokens\": [\"<s>\"]}}}"));
+    try (HuggingFaceTokenizers t = HuggingFaceTokenizers.load(dir)) {
+      assertThat(t.encodeUserTurn("cls", "hello world")).containsExactly(1, 6, 7);
+    }
+  }
+
+  @Test
+  void aChatTemplateThatFailsItsSampleRenderSkipsTheModel(@TempDir final Path dir)
+      throws Exception {
+    final Path m = Files.createDirectories(dir.resolve("deep"));
+    Files.writeString(m.resolve("tokenizer.json"), TOKENIZER_JSON);
+    Files.writeString(
+        m.resolve("tokenizer_config.json"),
+        "{\"chat_template\": \"{{ raise_exception('unsupported') }}\"}");
+    try (HuggingFaceTokenizers t = HuggingFaceTokenizers.load(dir)) {
+      assertThat(t.models()).isEmpty();
+    }
+  }
+
   @Test
   void aMissingDirectoryIsAnError(@TempDir final Path dir) {
     assertThatThrownBy(() -> HuggingFaceTokenizers.load(dir.resolve("nope")))

@@ -222,6 +222,28 @@ class StatsScraperTest {
   }
 
   @Test
+  void usageRatioOutsideZeroToOneIsClampedToTheCacheSize() throws Exception {
+    // Fuzz finding: a usage gauge of 5.5 reported 5.5x the configured cache size.
+    assertThat(vllmScraper().derive(vllm(1.0, 0.0, 5.5, null, null)).cacheMemoryBytes())
+        .isEqualTo(GIB);
+    assertThat(vllmScraper().derive(vllm(1.0, 0.0, -3.0, null, null)).cacheMemoryBytes()).isZero();
+  }
+
+  @Test
+  void countersSummedPastDoubleMaxGiveHitRateZeroNotNaN() throws Exception {
+    // Fuzz-target finding: two series of 1e308 sum to +Inf; the next scrape's delta Inf - Inf is
+    // NaN, and NaN / NaN passed clamp01 unchanged.
+    final String overflow =
+        vllm(1.0, 0.0, 0.5, 1e308, 1e308)
+            + "vllm:prefix_cache_hits_total{engine=\"1\"} 1e308\n"
+            + "vllm:prefix_cache_queries_total{engine=\"1\"} 1e308\n";
+    final StatsScraper s = vllmScraper();
+    s.derive(overflow);
+    assertThat(s.derive(overflow).hitRate()).isZero();
+    assertThat(StatsScraper.clamp01(Double.NaN)).isZero();
+  }
+
+  @Test
   void cacheSizeZeroReportsZeroBytes() throws Exception {
     final StatsScraper s =
         new StatsScraper(MetricsProfile.VLLM, CacheTier.AUTO, "", 0, 16, () -> "");
