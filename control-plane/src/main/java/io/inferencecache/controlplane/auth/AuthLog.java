@@ -36,29 +36,26 @@ public final class AuthLog {
 
   /** The API server said the token is not authenticated, with {@code error}. */
   void rejected(final String error) {
-    final long suppressed = rejected.acquire();
-    if (suppressed == 0) {
-      LOG.warn("token review rejected token: {}", error);
-    } else if (suppressed > 0) {
-      LOG.warn(
-          "token review rejected token: {} ({} more rejected-token lines suppressed since the"
-              + " last one)",
-          error,
-          suppressed);
-    }
+    log(rejected, "token review rejected token", "rejected-token", error);
   }
 
   /** The review could not be had ({@code reason}: the transport's or the API's error). */
   void unavailable(final String reason) {
-    final long suppressed = unavailable.acquire();
+    log(unavailable, "token review unavailable", "review-unavailable", reason);
+  }
+
+  private static void log(
+      final LogRateLimiter limiter, final String what, final String kind, final String detail) {
+    final long suppressed = limiter.acquire();
     if (suppressed == 0) {
-      LOG.warn("token review unavailable: {}", reason);
+      LOG.warn("{}: {}", what, detail);
     } else if (suppressed > 0) {
       LOG.warn(
-          "token review unavailable: {} ({} more review-unavailable lines suppressed since the"
-              + " last one)",
-          reason,
-          suppressed);
+          "{}: {} ({} more {} lines suppressed since the last one)",
+          what,
+          detail,
+          suppressed,
+          kind);
     }
   }
 
