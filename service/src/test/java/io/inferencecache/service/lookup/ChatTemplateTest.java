@@ -75,7 +75,7 @@ class ChatTemplateTest {
           "{{ " + "[".repeat(2_000) + "1" + "]".repeat(2_000) + " }}",
           "{% if 1 %}".repeat(2_000) + "{% endif %}".repeat(2_000)
         }) {
-      // A 256 KiB stack overflows on every one of them (the default 1 MiB on most).
+      // A 256 KiB stack usually overflows on each of them (the default 1 MiB on most).
       final Throwable[] thrown = new Throwable[1];
       final Thread small =
           new Thread(
@@ -91,7 +91,11 @@ class ChatTemplateTest {
               256 * 1024);
       small.start();
       small.join();
-      assertThat(thrown[0]).isInstanceOf(ChatTemplateException.class);
+      // Whether the parser overflows depends on JIT state (compiled frames are smaller): either
+      // the template renders, or the overflow is a ChatTemplateException; never an Error.
+      if (thrown[0] != null) {
+        assertThat(thrown[0]).isInstanceOf(ChatTemplateException.class);
+      }
     }
   }
 
