@@ -9,7 +9,9 @@
 # Needs the jars: ./mvnw -B -o -pl control-plane,perf -am package -DskipTests
 # Env: SECONDS_PER_PHASE (10), SERVER_XMX (512m), EXTRA ("--flag value ..." passed to the tool),
 #      SERVER_CPUS / CLIENT_CPUS (taskset CPU lists, e.g. 0 and 1: server and load client on
-#      separate cores, so the client cannot steal the server's CPU; unset = no pinning).
+#      separate cores, so the client cannot steal the server's CPU; unset = no pinning),
+#      SERVER_CPU_QUOTA (cores, e.g. 0.08: once the server is ready it is put in a cgroup-v1 CPU quota,
+#      so that one client core can offer it 10× its maximum; needs root and /sys/fs/cgroup/cpu).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,8 +30,10 @@ done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/reliability.XXXXXX")
 SERVER_PID=""
+CGROUP=""
 cleanup() {
   [[ -n $SERVER_PID ]] && kill -TERM "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
+  [[ -n $CGROUP ]] && rmdir "$CGROUP" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -51,7 +55,16 @@ until [[ -n $HTTP ]] && curl -sf -m 2 "http://$HTTP/readyz" >/dev/null 2>&1; do
   SNAP=$(grep -o 'inferencecache-snapshot=127\.0\.0\.1:[0-9]*' "$WORK/server.log" | head -1 | sed 's/.*=//') || true
   [[ -n $GRPC && -n $SNAP ]] || HTTP=""
 done
-echo "server ready: grpc=$GRPC http=$HTTP snapshot=$SNAP (cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg), server cpus: ${SERVER_CPUS:-any}, client cpus: ${CLIENT_CPUS:-any})"
+if [[ -n ${SERVER_CPU_QUOTA:-} ]]; then
+  CGROUP=/sys/fs/cgroup/cpu/inferencecache-reliability-$$
+  mkdir "$CGROUP" || { echo "SERVER_CPU_QUOTA needs a writable /sys/fs/cgroup/cpu (cgroup v1, root)" >&2; exit 2; }
+  # 50 ms periods: throttling stalls stay short, and the quota stays above the kernel's 1 ms minimum.
+  echo 50000 >"$CGROUP/cpu.cfs_period_us"
+  quota_us=$(awk -v q="$SERVER_CPU_QUOTA" 'BEGIN { printf "%d", q * 50000 }')
+  echo "$quota_us" >"$CGROUP/cpu.cfs_quota_us"
+  echo "$SERVER_PID" >"$CGROUP/cgroup.procs"
+fi
+echo "server ready: grpc=$GRPC http=$HTTP snapshot=$SNAP (cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg), server cpus: ${SERVER_CPUS:-any}, client cpus: ${CLIENT_CPUS:-any}, server cpu quota: ${SERVER_CPU_QUOTA:-none})"
 # shellcheck disable=SC2086
 case "$TOOL" in
   lookups) "${CLIENT_PIN[@]}" "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.Overload lookups \

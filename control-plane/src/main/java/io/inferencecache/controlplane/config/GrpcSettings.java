@@ -31,6 +31,10 @@ public final class GrpcSettings {
   @Min(0)
   private int maxConnections = 10_000;
 
+  @NotNull
+  @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
+  private Duration maxQueueDelay = Duration.seconds(1);
+
   /** Threads of the call executor; 0 = the transport's default. */
   @JsonProperty
   public int getExecutorThreads() {
@@ -104,5 +108,16 @@ public final class GrpcSettings {
   @JsonProperty
   public void setMaxConnections(final int v) {
     this.maxConnections = v;
+  }
+
+  /** Oldest waiting handler task's wait at which new calls are shed (LookupRoute: NO_HINT). */
+  @JsonProperty
+  public Duration getMaxQueueDelay() {
+    return maxQueueDelay;
+  }
+
+  @JsonProperty
+  public void setMaxQueueDelay(final Duration v) {
+    this.maxQueueDelay = v;
   }
 }

@@ -55,6 +55,8 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
             .maxConnectionIdle(
                 java.time.Duration.ofMillis(context.grpc().getMaxConnectionIdle().toMilliseconds()))
             .maxConnections(context.grpc().getMaxConnections())
+            .maxQueueDelay(
+                java.time.Duration.ofMillis(context.grpc().getMaxQueueDelay().toMilliseconds()))
             .tlsCertFile(context.tls().getCertFile())
             .tlsKeyFile(context.tls().getKeyFile());
     if (context.grpc().getExecutorThreads() > 0) {

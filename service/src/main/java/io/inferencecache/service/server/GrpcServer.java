@@ -40,7 +40,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -70,13 +69,14 @@ import org.slf4j.LoggerFactory;
  * RPC handlers run on {@link GrpcServerConfig#executorThreads()} fixed daemon threads. Admission is
  * decided per call, on the Netty event loop, as soon as its headers arrive: if {@link
  * GrpcServerConfig#executorQueueCapacity()} or more handler tasks are already waiting for a thread,
- * the new call is refused at once with {@code RESOURCE_EXHAUSTED} ("server overloaded") without
- * ever being queued or reaching an interceptor or handler, and {@link #rejectedCalls()} counts it.
- * Calls already admitted are never refused: their later callbacks (messages, half-close,
- * cancellation) always queue, so overload sheds new work instead of breaking work in progress. The
- * queue is therefore a linked queue without a hard bound, yet bounded in practice: gRPC runs each
- * call's callbacks one at a time, so a call holds at most one queued task, and new calls stop being
- * admitted once {@code executorQueueCapacity} tasks wait.
+ * or the oldest of them has waited longer than {@link GrpcServerConfig#maxQueueDelay()} (a server
+ * too slow for even that many waiting calls), the new call is refused at once with {@code
+ * RESOURCE_EXHAUSTED} ("server overloaded") without ever being queued or reaching an interceptor or
+ * handler, and {@link #rejectedCalls()} counts it. Calls already admitted are never refused: their
+ * later callbacks (messages, half-close, cancellation) always queue, so overload sheds new work
+ * instead of breaking work in progress. The queue is therefore a linked queue without a hard bound,
+ * yet bounded in practice: gRPC runs each call's callbacks one at a time, so a call holds at most
+ * one queued task, and new calls stop being admitted once {@code executorQueueCapacity} tasks wait.
  *
  * <p>Method lookup, the admission decision and, for cancelled calls, the cancellation of the call's
  * {@link io.grpc.Context} run inline on the event loop; all are cheap and never block.
@@ -118,6 +118,8 @@ public final class GrpcServer implements AutoCloseable {
   private final GrpcServerConfig config;
   private final Server server;
   private final ThreadPoolExecutor executor;
+  private final AgedTaskQueue queue;
+  private final long maxQueueDelayNanos;
   private final EventLoopGroup bossGroup;
   private final EventLoopGroup workerGroup;
   private final String transport;
@@ -169,13 +171,15 @@ public final class GrpcServer implements AutoCloseable {
             config.eventLoopThreads(),
             new DefaultThreadFactory("inferencecache-grpc-io", true),
             io);
+    this.queue = new AgedTaskQueue(System::nanoTime);
+    this.maxQueueDelayNanos = nanos(config.maxQueueDelay());
     this.executor =
         new ThreadPoolExecutor(
             config.executorThreads(),
             config.executorThreads(),
             0L,
             TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<>(),
+            queue,
             new DefaultThreadFactory("inferencecache-grpc-handler", true));
     try {
       this.server = nettyServer(b, address, channelFactory, sslContext);
@@ -400,7 +404,8 @@ public final class GrpcServer implements AutoCloseable {
       if (headers.containsKey(SHED_MARK)) {
         headers.discardAll(SHED_MARK);
       }
-      if (executor.getQueue().size() >= config.executorQueueCapacity()) {
+      if (queue.size() >= config.executorQueueCapacity()
+          || queue.headAgeNanos() > maxQueueDelayNanos) {
         rejectedCalls.increment();
         headers.put(SHED_MARK, "1");
         return INLINE; // Shed closes the call at once; nothing of it reaches the handler pool.

@@ -42,6 +42,13 @@ public final class GrpcServerConfig {
    */
   public static final int EXECUTOR_QUEUE_CAPACITY_DEFAULT = 1024;
 
+  /**
+   * Longest time the oldest waiting handler task may have waited before new calls are shed: 1 s.
+   * Bounds the queue in time as {@code executorQueueCapacity} bounds it in count, for a server so
+   * slow (CPU-starved) that 1,024 waiting calls would outlast the clients' deadlines.
+   */
+  public static final Duration MAX_QUEUE_DELAY_DEFAULT = Duration.ofSeconds(1);
+
   /** Upper bound of {@link Builder#executorQueueCapacity(int)}. */
   public static final int EXECUTOR_QUEUE_CAPACITY_MAX = 1 << 20;
 
@@ -114,6 +121,7 @@ public final class GrpcServerConfig {
   private final BindAddress bindAddress;
   private final int executorThreads;
   private final int executorQueueCapacity;
+  private final Duration maxQueueDelay;
   private final int eventLoopThreads;
   private final int maxInboundMessageSize;
   private final int maxInboundMetadataSize;
@@ -133,6 +141,7 @@ public final class GrpcServerConfig {
     this.bindAddress = b.bindAddress;
     this.executorThreads = b.executorThreads;
     this.executorQueueCapacity = b.executorQueueCapacity;
+    this.maxQueueDelay = b.maxQueueDelay;
     this.eventLoopThreads = b.eventLoopThreads;
     this.maxInboundMessageSize = b.maxInboundMessageSize;
     this.maxInboundMetadataSize = b.maxInboundMetadataSize;
@@ -172,6 +181,11 @@ public final class GrpcServerConfig {
   /** Waiting handler tasks at which new calls are refused. */
   public int executorQueueCapacity() {
     return executorQueueCapacity;
+  }
+
+  /** Oldest handler task's wait at which new calls are shed. */
+  public Duration maxQueueDelay() {
+    return maxQueueDelay;
   }
 
   /** Netty I/O threads. */
@@ -257,6 +271,8 @@ public final class GrpcServerConfig {
         + executorThreads
         + ", executorQueueCapacity="
         + executorQueueCapacity
+        + ", maxQueueDelay="
+        + maxQueueDelay
         + ", eventLoopThreads="
         + eventLoopThreads
         + ", maxInboundMessageSize="
@@ -402,6 +418,7 @@ public final class GrpcServerConfig {
     private BindAddress bindAddress = BindAddress.parse(BIND_ADDRESS_FLAG, BIND_ADDRESS_DEFAULT);
     private int executorThreads = EXECUTOR_THREADS_DEFAULT;
     private int executorQueueCapacity = EXECUTOR_QUEUE_CAPACITY_DEFAULT;
+    private Duration maxQueueDelay = MAX_QUEUE_DELAY_DEFAULT;
     private int eventLoopThreads = EVENT_LOOP_THREADS_DEFAULT;
     private int maxInboundMessageSize = MAX_INBOUND_MESSAGE_SIZE_DEFAULT;
     private int maxInboundMetadataSize = MAX_INBOUND_METADATA_SIZE_DEFAULT;
@@ -447,6 +464,12 @@ public final class GrpcServerConfig {
      */
     public Builder executorQueueCapacity(final int capacity) {
       this.executorQueueCapacity = capacity;
+      return this;
+    }
+
+    /** Oldest handler task's wait at which new calls are shed, positive. */
+    public Builder maxQueueDelay(final Duration delay) {
+      this.maxQueueDelay = delay;
       return this;
     }
 
@@ -555,6 +578,7 @@ public final class GrpcServerConfig {
       requireNotNegative("permitKeepAliveTime", permitKeepAliveTime);
       requireNotNegative("maxConnectionIdle", maxConnectionIdle);
       requirePositive("handshakeTimeout", handshakeTimeout);
+      requirePositive("maxQueueDelay", maxQueueDelay);
       requireRange("maxConnections", maxConnections, 0, Integer.MAX_VALUE);
       requireNotNegative("shutdownDrainTimeout", shutdownDrainTimeout);
       final String cert = Objects.requireNonNull(tlsCertFile, TLS_CERT_FILE_FLAG);

@@ -374,6 +374,46 @@ class GrpcServerIT {
   }
 
   @Test
+  void callsAreShedOnceTheOldestWaitingTaskOutlastsTheQueueDelay() throws Exception {
+    final GrpcServer server =
+        start(
+            loopback()
+                .executorThreads(1)
+                .executorQueueCapacity(1000)
+                .maxQueueDelay(Duration.ofMillis(200))
+                .build());
+    final ManagedChannel channel = channel(server);
+
+    // A holds the only thread; B waits in a queue that is far from full.
+    final ListenableFuture<LookupRouteResponse> a =
+        future(channel, "a").lookupRoute(lookup(TestInferenceCache.BLOCK));
+    assertThat(service.entered.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
+    final ListenableFuture<LookupRouteResponse> b = future(channel, "b").lookupRoute(lookup("t"));
+    // Once B has waited longer than 200 ms, new calls are refused at once.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              try {
+                blocking(channel).withDeadlineAfter(2, TimeUnit.SECONDS).lookupRoute(lookup("t"));
+                return false;
+              } catch (StatusRuntimeException e) {
+                return e.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED;
+              }
+            });
+    assertThat(server.rejectedCalls()).isPositive();
+    assertThat(a.isDone()).isFalse();
+
+    service.release.countDown();
+    assertThat(a.get(10, TimeUnit.SECONDS).getReasonCode()).isEqualTo("NO_HINT");
+    assertThat(b.get(10, TimeUnit.SECONDS).getReasonCode()).isEqualTo("NO_HINT");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .ignoreException(StatusRuntimeException.class)
+        .until(() -> blocking(channel).lookupRoute(lookup("t")).getReasonCode().equals("NO_HINT"));
+  }
+
+  @Test
   void clientCannotForgeTheInternalOverloadMark() throws Exception {
     final ManagedChannel channel = channel(start(loopback().build()));
     final Metadata forged = new Metadata();
