@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The CI-sized crash/restart run: {@code ops/chaos/kill-restart.sh 3} (two SIGKILLs under ingest,
+ * The CI-sized crash/restart run: {@code ops/chaos/kill-restart.sh 5} (four SIGKILLs under ingest,
  * one during start-up/recovery, then a final restart and a graceful SIGTERM under ingest and
  * lookups) against the real jar. Passes when nothing acknowledged is lost, no lookup names a
  * replica that did not report the chain, every restart gets ready in bound, and SIGTERM closes the
@@ -24,7 +24,7 @@ class KillRestartIT {
   void survivesKillsAndAGracefulStop() throws IOException, InterruptedException {
     final Path log = Path.of("target", "kill-restart-it.log");
     final ProcessBuilder pb =
-        new ProcessBuilder("bash", System.getProperty("chaos.script"), "3")
+        new ProcessBuilder("bash", System.getProperty("chaos.script"), "5")
             .redirectErrorStream(true)
             .redirectOutput(log.toFile());
     pb.environment().put("JAR", System.getProperty("inferencecache.jar"));
@@ -33,7 +33,7 @@ class KillRestartIT {
         .put(
             "JAVA",
             System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-    pb.environment().put("STARTUP_KILL_EVERY", "3");
+    pb.environment().put("STARTUP_KILL_EVERY", "5");
     pb.environment().put("MAX_CHAINS", "20000");
     pb.environment().put("RATE", "3000");
     pb.environment().put("INDEX_MAX_ENTRIES", "200000");
@@ -50,6 +50,6 @@ class KillRestartIT {
     assertThat(ended).as("script ended in bound:\n%s", out).isTrue();
     assertThat(out).as("script output").contains("RESULT=PASS");
     assertThat(p.exitValue()).as("exit code:\n%s", out).isZero();
-    assertThat(out).contains("kills_under_load=2", "kills_during_startup=1", "acked_missing=0");
+    assertThat(out).contains("kills_under_load=4", "kills_during_startup=1", "acked_missing=0");
   }
 }
