@@ -409,8 +409,8 @@ public final class PerfGate {
    * Exact bytes allocated by this thread per warm lookup: the least of {@link #ALLOC_ATTEMPTS}
    * measurements of {@link #ALLOC_LOOKUPS} lookups each. A lookup path that allocates does so in
    * every attempt; one attempt can catch the JIT mid-recompilation (a deoptimized frame allocates
-   * what the compiled one scalar-replaces: 24 B a lookup was seen once in a CI-sized run), which the
-   * minimum filters out.
+   * what the compiled one scalar-replaces: 24 B a lookup was seen once in a CI-sized run), which
+   * the minimum filters out.
    */
   static double allocatedPerLookup(final EngineFixture f, final Settings s) {
     final com.sun.management.ThreadMXBean threads =
@@ -518,7 +518,12 @@ public final class PerfGate {
           baseline.figure(
               ALLOC,
               allocatedPerLookup(f, s),
-              "least of " + ALLOC_ATTEMPTS + " x " + ALLOC_LOOKUPS + " lookups" + (s.allocate ? "; ALLOCATE switch on" : "")));
+              "least of "
+                  + ALLOC_ATTEMPTS
+                  + " x "
+                  + ALLOC_LOOKUPS
+                  + " lookups"
+                  + (s.allocate ? "; ALLOCATE switch on" : "")));
     }
     out.add(baseline.figure(BYTES_PINNED, bytesPinned(), CHAINS + " chains x 64 x 16, hint 16"));
     out.add(baseline.figure(BYTES_SINGLE, bytesSingle(), "131,072 keys x 1 holder, hint 1"));
@@ -572,7 +577,12 @@ public final class PerfGate {
           baseline.figure(
               ALLOC,
               allocatedPerLookup(f, s),
-              "least of " + ALLOC_ATTEMPTS + " x " + ALLOC_LOOKUPS + " lookups" + (s.allocate ? "; ALLOCATE switch on" : "")));
+              "least of "
+                  + ALLOC_ATTEMPTS
+                  + " x "
+                  + ALLOC_LOOKUPS
+                  + " lookups"
+                  + (s.allocate ? "; ALLOCATE switch on" : "")));
     }
     return new Report(out, (System.nanoTime() - t0) / 1e9);
   }
