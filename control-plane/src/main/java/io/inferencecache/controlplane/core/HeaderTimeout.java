@@ -26,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * the connector's idle timeout. Reads of the parser state from the scheduler thread are racy by
  * nature; a connection whose headers complete meanwhile is seen with a new request count or a
  * parser past its headers at the next check and kept.
+ *
+ * <p>Reads the parser through Jetty's {@code org.eclipse.jetty.server.internal.HttpConnection} (the
+ * only way to its state); pinned with the Jetty version in the parent POM, covered by {@code
+ * ConnectionLimitsIT}.
  */
 final class HeaderTimeout implements Connection.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(HeaderTimeout.class);

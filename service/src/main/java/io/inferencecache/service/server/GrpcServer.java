@@ -305,7 +305,10 @@ public final class GrpcServer implements AutoCloseable {
     return config;
   }
 
-  /** Calls refused with {@code RESOURCE_EXHAUSTED} because the handler queue was full. */
+  /**
+   * Calls refused (shed) because the handler queue was full or its oldest task had waited longer
+   * than {@link GrpcServerConfig#maxQueueDelay()}.
+   */
   public long rejectedCalls() {
     return rejectedCalls.sum();
   }
