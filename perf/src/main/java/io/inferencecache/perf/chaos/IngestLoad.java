@@ -6,6 +6,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
+import io.inferencecache.perf.AckFuture;
 import io.inferencecache.proto.v1alpha1.Ack;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
@@ -24,7 +25,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -169,26 +169,9 @@ public final class IngestLoad {
             StandardOpenOption.APPEND)) {
       final InferenceCacheGrpc.InferenceCacheStub stub = InferenceCacheGrpc.newStub(ch);
       while (next - first < maxChains && System.nanoTime() < end) {
-        final CompletableFuture<Ack> done = new CompletableFuture<>();
+        final AckFuture done = new AckFuture();
         final StreamObserver<CacheStateUpdate> in =
-            stub.withDeadlineAfter(20, TimeUnit.SECONDS)
-                .reportCacheState(
-                    new StreamObserver<>() {
-                      @Override
-                      public void onNext(final Ack value) {
-                        done.complete(value);
-                      }
-
-                      @Override
-                      public void onError(final Throwable t) {
-                        done.completeExceptionally(t);
-                      }
-
-                      @Override
-                      public void onCompleted() {
-                        done.complete(null);
-                      }
-                    });
+            stub.withDeadlineAfter(20, TimeUnit.SECONDS).reportCacheState(done);
         final int n = (int) Math.min(batch, maxChains - (next - first));
         try {
           for (int i = 0; i < n; i++) {

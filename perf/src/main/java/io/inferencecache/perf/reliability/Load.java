@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
+import io.inferencecache.perf.AckFuture;
 import io.inferencecache.proto.v1alpha1.Ack;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
@@ -19,7 +20,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -97,26 +97,9 @@ final class Load {
     long acked = 0;
     for (long k = from; k < to; k += batch) {
       final int n = (int) Math.min(batch, to - k);
-      final CompletableFuture<Ack> done = new CompletableFuture<>();
+      final AckFuture done = new AckFuture();
       final StreamObserver<CacheStateUpdate> in =
-          stub.withDeadlineAfter(60, TimeUnit.SECONDS)
-              .reportCacheState(
-                  new StreamObserver<>() {
-                    @Override
-                    public void onNext(final Ack value) {
-                      done.complete(value);
-                    }
-
-                    @Override
-                    public void onError(final Throwable t) {
-                      done.completeExceptionally(t);
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                      done.complete(null);
-                    }
-                  });
+          stub.withDeadlineAfter(60, TimeUnit.SECONDS).reportCacheState(done);
       for (int i = 0; i < n; i++) {
         in.onNext(update(k + i, replicas));
       }
