@@ -7,6 +7,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.inferencecache.perf.AckFuture;
+import io.inferencecache.perf.ToolFlags;
 import io.inferencecache.proto.v1alpha1.Ack;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
@@ -21,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -94,23 +94,6 @@ public final class IngestLoad {
     return NettyChannelBuilder.forTarget(target).usePlaintext().build();
   }
 
-  static Map<String, String> flags(final String[] args, final int from) {
-    final Map<String, String> m = new HashMap<>();
-    for (int i = from; i < args.length; i++) {
-      final String a = args[i];
-      if (!a.startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument " + a);
-      }
-      final int eq = a.indexOf('=');
-      if (eq > 0) {
-        m.put(a.substring(2, eq), a.substring(eq + 1));
-      } else {
-        m.put(a.substring(2), args[++i]);
-      }
-    }
-    return m;
-  }
-
   public static void main(final String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
@@ -121,7 +104,7 @@ public final class IngestLoad {
               + " [--sample 3000] [--never 200]");
       System.exit(2);
     }
-    final Map<String, String> f = flags(args, 1);
+    final Map<String, String> f = ToolFlags.parse(args, 1);
     final int code =
         switch (args[0]) {
           case "load" -> load(f);

@@ -4,6 +4,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
+import io.inferencecache.perf.ToolFlags;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.netty.bootstrap.Bootstrap;
@@ -54,7 +55,7 @@ public final class ConnectionAbuse {
   private static int failures;
 
   public static void main(final String[] args) throws Exception {
-    final Map<String, String> f = Load.flags(args, 0);
+    final Map<String, String> f = ToolFlags.parse(args, 0);
     grpc = f.get("grpc");
     http = f.get("http");
     snapshot = f.get("snapshot");

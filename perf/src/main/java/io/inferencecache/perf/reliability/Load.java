@@ -18,8 +18,6 @@ import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,23 +32,6 @@ final class Load {
   static final int BLOCKS = 4;
 
   private Load() {}
-
-  static Map<String, String> flags(final String[] args, final int from) {
-    final Map<String, String> m = new HashMap<>();
-    for (int i = from; i < args.length; i++) {
-      final String a = args[i];
-      if (!a.startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument " + a);
-      }
-      final int eq = a.indexOf('=');
-      if (eq > 0) {
-        m.put(a.substring(2, eq), a.substring(eq + 1));
-      } else {
-        m.put(a.substring(2), args[++i]);
-      }
-    }
-    return m;
-  }
 
   static ByteString hash(final long k, final int b) {
     return ByteString.copyFrom(

@@ -3,6 +3,7 @@ package io.inferencecache.perf.reliability;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import io.inferencecache.perf.ToolFlags;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
@@ -49,7 +50,7 @@ public final class Overload {
       System.err.println("usage: Overload lookups|ingest-flood --grpc H:P --http H:P ...");
       System.exit(2);
     }
-    final Map<String, String> f = Load.flags(args, 1);
+    final Map<String, String> f = ToolFlags.parse(args, 1);
     final int code =
         switch (args[0]) {
           case "lookups" -> lookups(f);
