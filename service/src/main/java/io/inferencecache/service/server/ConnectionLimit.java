@@ -6,7 +6,6 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,14 +27,13 @@ import org.slf4j.LoggerFactory;
 final class ConnectionLimit extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionLimit.class);
 
-  /** Least time between two refusal log lines. */
+  /** One refusal line per 10 s at most; the next line says how many were left out. */
   private static final long LOG_INTERVAL_NANOS = 10_000_000_000L;
 
   private final int max;
   private final AtomicInteger open = new AtomicInteger();
   private final LongAdder refused = new LongAdder();
-  private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
-  private final AtomicLong refusedSinceLog = new AtomicLong();
+  private final LogRateLimiter log = new LogRateLimiter(1, LOG_INTERVAL_NANOS, System::nanoTime);
   private final ChannelFutureListener onClose = f -> open.decrementAndGet();
 
   /**
@@ -64,19 +62,14 @@ final class ConnectionLimit extends ChannelInboundHandlerAdapter {
     ctx.fireChannelRead(msg);
   }
 
-  /**
-   * At most one WARN line per {@link #LOG_INTERVAL_NANOS}, carrying the refusals since the last.
-   */
   private void logRefusal() {
-    final long since = refusedSinceLog.incrementAndGet();
-    final long t = System.nanoTime();
-    final long next = nextLogNanos.get();
-    if (t - next >= 0 && nextLogNanos.compareAndSet(next, t + LOG_INTERVAL_NANOS)) {
-      refusedSinceLog.addAndGet(-since);
+    final long suppressed = log.acquire();
+    if (suppressed != LogRateLimiter.SUPPRESS) {
       LOG.warn(
-          "event=grpc_connection_refused reason=max_connections maxConnections={} refused={}",
+          "event=grpc_connection_refused reason=max_connections maxConnections={}"
+              + " refusedSinceLastLine={}",
           max,
-          since);
+          suppressed + 1);
     }
   }
 

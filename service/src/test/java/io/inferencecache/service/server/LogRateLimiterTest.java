@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.auth;
+package io.inferencecache.service.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

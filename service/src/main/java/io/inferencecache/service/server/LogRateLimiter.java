@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.auth;
+package io.inferencecache.service.server;
 
 import java.util.function.LongSupplier;
 
