@@ -30,7 +30,10 @@ class LifecycleTest extends IndexTestSupport {
     ingest(update("t", "m", "vllm", "r1").legacy("p", 16));
     clock.advance(31, TimeUnit.MINUTES);
     index.start();
-    while (index.totalEntries() > 0) {
+    // The sweep thread removes the entry, then reports the eviction: wait for both.
+    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while ((index.totalEntries() > 0 || listener.evictions("lru", "ttl") == 0)
+        && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
     assertThat(index.totalKeys()).isZero();
