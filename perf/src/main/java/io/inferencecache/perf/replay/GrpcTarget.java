@@ -86,13 +86,7 @@ final class GrpcTarget implements RouteTarget {
     final GrpcServer server;
     try {
       server =
-          GrpcServer.builder(
-                  GrpcServerConfig.builder()
-                      .bindAddress("127.0.0.1:0")
-                      // The replay measures routing, not overload: a burst of pipelined
-                      // PublishEvents on a cold JVM must not get its lookups shed.
-                      .maxQueueDelay(java.time.Duration.ofMinutes(1))
-                      .build())
+          GrpcServer.builder(GrpcServerConfig.builder().bindAddress("127.0.0.1:0").build())
               .addService(service.definition(true))
               .build()
               .start();
