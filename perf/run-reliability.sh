@@ -11,7 +11,10 @@
 #      SERVER_CPUS / CLIENT_CPUS (taskset CPU lists, e.g. 0 and 1: server and load client on
 #      separate cores, so the client cannot steal the server's CPU; unset = no pinning),
 #      SERVER_CPU_QUOTA (cores, e.g. 0.08: once the server is ready it is put in a cgroup-v1 CPU quota,
-#      so that one client core can offer it 10× its maximum; needs root and /sys/fs/cgroup/cpu).
+#      so that one client core can offer it 10× its maximum; needs root and /sys/fs/cgroup/cpu),
+#      SERVER_WARMUP (seconds, default 0: before the quota is applied, drive the lookups tool at full
+#      CPU for about this long per phase so the server's JIT is warm; without it a starved server
+#      compiles its hot path during the run and its capacity climbs as the phases go).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -55,6 +58,11 @@ until [[ -n $HTTP ]] && curl -sf -m 2 "http://$HTTP/readyz" >/dev/null 2>&1; do
   SNAP=$(grep -o 'inferencecache-snapshot=127\.0\.0\.1:[0-9]*' "$WORK/server.log" | head -1 | sed 's/.*=//') || true
   [[ -n $GRPC && -n $SNAP ]] || HTTP=""
 done
+if [[ ${SERVER_WARMUP:-0} != 0 ]]; then
+  echo "warming the server up (${SERVER_WARMUP}s per phase, full CPU, results discarded)"
+  "${CLIENT_PIN[@]}" "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.Overload lookups \
+    --grpc "$GRPC" --http "$HTTP" --seconds "$SERVER_WARMUP" >/dev/null 2>&1 || true
+fi
 if [[ -n ${SERVER_CPU_QUOTA:-} ]]; then
   CGROUP=/sys/fs/cgroup/cpu/inferencecache-reliability-$$
   mkdir "$CGROUP" || { echo "SERVER_CPU_QUOTA needs a writable /sys/fs/cgroup/cpu (cgroup v1, root)" >&2; exit 2; }
@@ -64,7 +72,7 @@ if [[ -n ${SERVER_CPU_QUOTA:-} ]]; then
   echo "$quota_us" >"$CGROUP/cpu.cfs_quota_us"
   echo "$SERVER_PID" >"$CGROUP/cgroup.procs"
 fi
-echo "server ready: grpc=$GRPC http=$HTTP snapshot=$SNAP (cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg), server cpus: ${SERVER_CPUS:-any}, client cpus: ${CLIENT_CPUS:-any}, server cpu quota: ${SERVER_CPU_QUOTA:-none})"
+echo "server ready: grpc=$GRPC http=$HTTP snapshot=$SNAP (cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg), server cpus: ${SERVER_CPUS:-any}, client cpus: ${CLIENT_CPUS:-any}, server cpu quota: ${SERVER_CPU_QUOTA:-none}, warm-up: ${SERVER_WARMUP:-0}s)"
 # shellcheck disable=SC2086
 case "$TOOL" in
   lookups) "${CLIENT_PIN[@]}" "$JAVA" -cp "$PERF_JAR" io.inferencecache.perf.reliability.Overload lookups \

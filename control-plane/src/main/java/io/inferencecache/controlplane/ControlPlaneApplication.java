@@ -130,6 +130,7 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
     serverMetrics.grpcConnections(
         () -> grpc.withServer(GrpcLifecycle::openConnections, 0L),
         () -> grpc.withServer(GrpcLifecycle::refusedConnections, 0L));
+    serverMetrics.grpcCallsShed(() -> grpc.withServer(GrpcLifecycle::shedCalls, 0L));
 
     final Readiness readiness = new Readiness(index::isReady, grpc::serving);
     final ServerEvents events = new ServerEvents(readiness, serverMetrics, grpcAddress.toString());

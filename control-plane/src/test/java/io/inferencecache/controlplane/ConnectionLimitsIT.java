@@ -205,6 +205,7 @@ class ConnectionLimitsIT {
     final PromText metrics = PromText.parse(get(server.publicUrl("/metrics")).body());
     assertThat(value(metrics, "inferencecache_grpc_connections_refused_total")).isEqualTo(1.0);
     assertThat(value(metrics, "inferencecache_grpc_connections")).isEqualTo(2.0);
+    assertThat(value(metrics, "inferencecache_grpc_calls_shed_total")).isEqualTo(0.0); // idle
     // A slot freed is a slot for the next client.
     clients.get(0).shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     await().atMost(Duration.ofSeconds(10)).until(() -> grpcConnections() == 1.0);

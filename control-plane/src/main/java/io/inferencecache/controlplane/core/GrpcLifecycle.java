@@ -34,4 +34,12 @@ public interface GrpcLifecycle {
   default long refusedConnections() {
     return 0;
   }
+
+  /**
+   * Calls shed under overload: refused at admission or reached too late by a handler thread (feeds
+   * {@code inferencecache_grpc_calls_shed_total}).
+   */
+  default long shedCalls() {
+    return 0;
+  }
 }

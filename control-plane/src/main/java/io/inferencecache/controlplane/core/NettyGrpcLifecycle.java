@@ -131,6 +131,12 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
   }
 
   @Override
+  public long shedCalls() {
+    final GrpcServer s = server;
+    return s == null ? 0 : s.rejectedCalls();
+  }
+
+  @Override
   public boolean tlsEnabled() {
     return context.tls().enabled();
   }

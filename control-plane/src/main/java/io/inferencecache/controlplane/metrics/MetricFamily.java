@@ -65,7 +65,11 @@ public enum MetricFamily {
   GRPC_CONNECTIONS_REFUSED(
       "inferencecache_grpc_connections_refused",
       Collector.Type.COUNTER,
-      "gRPC connections closed at accept because grpc.maxConnections were open.");
+      "gRPC connections closed at accept because grpc.maxConnections were open."),
+  GRPC_CALLS_SHED(
+      "inferencecache_grpc_calls_shed",
+      Collector.Type.COUNTER,
+      "gRPC calls shed under overload (LookupRoute answered NO_HINT, others RESOURCE_EXHAUSTED).");
 
   /** Buckets of {@link #LOOKUP_ROUTE_LATENCY}, seconds. */
   public static final double[] LATENCY_BUCKETS = {

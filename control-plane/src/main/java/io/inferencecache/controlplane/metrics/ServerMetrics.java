@@ -47,4 +47,12 @@ public final class ServerMetrics {
         MetricFamily.GRPC_CONNECTIONS_REFUSED.registryName(),
         () -> (Gauge<Long>) refused::getAsLong);
   }
+
+  /**
+   * Exports {@code inferencecache_grpc_calls_shed_total}, read from the supplier at each scrape.
+   */
+  public void grpcCallsShed(final LongSupplier shed) {
+    registry.gauge(
+        MetricFamily.GRPC_CALLS_SHED.registryName(), () -> (Gauge<Long>) shed::getAsLong);
+  }
 }

@@ -178,7 +178,25 @@ final class Load {
     return JvmSample.of(get(metricsUrl));
   }
 
-  /** Samples the server's heap every 250 ms while running; keeps the max. */
+  /** The server's own LookupRoute accounting from its /metrics. */
+  record CallSample(double answered, double shed) {
+    private static final Pattern ANSWERED =
+        Pattern.compile(
+            "^inferencecache_lookup_route_calls_total\\{[^}]*\\} (\\S+)$", Pattern.MULTILINE);
+    private static final Pattern SHED =
+        Pattern.compile("^inferencecache_grpc_calls_shed_total (\\S+)$", Pattern.MULTILINE);
+
+    /** LookupRoutes the server answered (any reason code), and gRPC calls it shed. */
+    static CallSample of(final String text) {
+      return new CallSample(JvmSample.sum(ANSWERED, text), JvmSample.sum(SHED, text));
+    }
+  }
+
+  static CallSample calls(final String metricsUrl) throws IOException, InterruptedException {
+    return CallSample.of(get(metricsUrl));
+  }
+
+  /** Samples the server's heap every second while running; keeps the max. */
   static final class HeapWatch implements AutoCloseable {
     private final Thread t;
     private volatile boolean running = true;
@@ -194,7 +212,7 @@ final class Load {
                     if (h > maxHeap) {
                       maxHeap = h;
                     }
-                    Thread.sleep(250);
+                    Thread.sleep(1_000); // a scrape costs a starved server real CPU
                   } catch (InterruptedException e) {
                     return;
                   } catch (IOException | RuntimeException e) {

@@ -26,6 +26,7 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * Overload lookups     --grpc H:P --http H:P [--seconds 10] [--preload 20000] [--channels 4]
+ *                      [--deadline-ms 10000] [--in-flight 64]
  * Overload ingest-flood --grpc H:P --http H:P --snapshot H:P [--seconds 10] [--rate 500] [--streams 4]
  * </pre>
  *
@@ -34,7 +35,11 @@ import java.util.regex.Pattern;
  * from each call's scheduled send time, so queueing counts). 80 % of the requests name a preloaded
  * chain (they get a hint unless shed), 20 % an unknown one. Reports p50/p99, the share of the
  * would-hit requests answered with a hint, server heap/GC from {@code /metrics}, and every non-OK
- * status; exits 1 if any call ended non-OK.
+ * status; exits 1 if any call ended non-OK. Every call carries a {@code --deadline-ms} deadline.
+ * From the server's own counters it also reports, per phase, the LookupRoutes the server answered
+ * and the calls it shed: a call the client saw end {@code DEADLINE_EXCEEDED} that the server never
+ * answered was still waiting in the transport (kernel buffers, HTTP/2 flow control) when the client
+ * gave up.
  *
  * <p>{@code ingest-flood}: lookups open-loop at {@code --rate} idle, then the same while {@code
  * --streams} ReportCacheState streams ingest as fast as the server takes them; reports lookup p99
@@ -142,7 +147,8 @@ public final class Overload {
       final LookupRouteRequest[] reqs,
       final double rate,
       final double seconds,
-      final int maxOutstanding)
+      final int maxOutstanding,
+      final long deadlineMillis)
       throws InterruptedException {
     final long n = (long) (rate * seconds);
     final Phase p = new Phase((int) Math.min(n + 16, 20_000_000));
@@ -166,7 +172,7 @@ public final class Overload {
       p.sent++;
       final int r = (int) (i & (reqs.length - 1));
       stubs[(int) (i % stubs.length)]
-          .withDeadlineAfter(10, TimeUnit.SECONDS)
+          .withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
           .lookupRoute(reqs[r], observer(p, intended, r % 5 != 4));
     }
     p.seconds = seconds;
@@ -252,6 +258,8 @@ public final class Overload {
     final long preload = Long.parseLong(f.getOrDefault("preload", "20000"));
     final int nch = Integer.parseInt(f.getOrDefault("channels", "4"));
     final int maxOutstanding = Integer.parseInt(f.getOrDefault("max-outstanding", "20000"));
+    final long deadlineMillis = Long.parseLong(f.getOrDefault("deadline-ms", "10000"));
+    final int inFlight = Integer.parseInt(f.getOrDefault("in-flight", "64"));
     final List<ManagedChannel> chs = new ArrayList<>();
     for (int i = 0; i < nch; i++) {
       chs.add(Load.channel(grpc));
@@ -262,31 +270,39 @@ public final class Overload {
       System.out.println("preloaded chains=" + acked);
       final InferenceCacheGrpc.InferenceCacheStub[] stubs = stubs(chs);
       final LookupRouteRequest[] reqs = requests(preload, 1);
-      closedLoopMax(stubs, reqs, 64, Math.min(5, seconds)); // warm-up (JIT on both sides)
-      final double max = closedLoopMax(stubs, reqs, 64, Math.min(5, seconds));
+      closedLoopMax(stubs, reqs, inFlight, Math.min(5, seconds)); // warm-up (JIT on both sides)
+      final double max = closedLoopMax(stubs, reqs, inFlight, Math.min(5, seconds));
       System.out.printf(
-          Locale.ROOT, "measured max (closed loop, 64 in flight): %.0f calls/s%n", max);
+          Locale.ROOT, "measured max (closed loop, %d in flight): %.0f calls/s%n", inFlight, max);
       System.out.println(HEADER);
       final StringBuilder heap = new StringBuilder();
       for (double mult : new double[] {1, 2, 10}) {
         final Load.JvmSample before = Load.jvm(metrics);
+        final Load.CallSample callsBefore = Load.calls(metrics);
         final Phase p;
         final double maxHeap;
         try (Load.HeapWatch w = new Load.HeapWatch(metrics)) {
-          p = openLoop(stubs, reqs, max * mult, seconds, maxOutstanding);
+          p = openLoop(stubs, reqs, max * mult, seconds, maxOutstanding, deadlineMillis);
           maxHeap = w.maxHeap;
         }
         final Load.JvmSample after = Load.jvm(metrics);
+        final Load.CallSample callsAfter = Load.calls(metrics);
         System.out.println(p.row(String.format(Locale.ROOT, "%.0f× max", mult), max * mult));
         heap.append(
             String.format(
                 Locale.ROOT,
-                "%.0f× max: server heap max %.0f MiB, GC %d collections / %.0f ms; codes %s%n",
+                "%.0f× max: server heap max %.0f MiB, GC %d collections / %.0f ms; codes %s;"
+                    + " client saw OK %d of %d sent; server answered %.0f LookupRoutes, shed %.0f"
+                    + " calls%n",
                 mult,
                 maxHeap / (1 << 20),
                 (long) (after.gcCount() - before.gcCount()),
                 (after.gcSeconds() - before.gcSeconds()) * 1000,
-                p.codes));
+                p.codes,
+                p.ok.get(),
+                p.sent,
+                callsAfter.answered() - callsBefore.answered(),
+                callsAfter.shed() - callsBefore.shed()));
         failures += (int) p.nonOk.get();
         Thread.sleep(2_000);
       }
@@ -328,11 +344,11 @@ public final class Overload {
       Load.ingest(chs.get(0), 0, preload, 512, 8);
       final InferenceCacheGrpc.InferenceCacheStub[] stubs = stubs(chs);
       final LookupRouteRequest[] reqs = requests(preload, 2);
-      openLoop(stubs, reqs, rate, Math.min(5, seconds), 20_000); // warm-up
+      openLoop(stubs, reqs, rate, Math.min(5, seconds), 20_000, 10_000); // warm-up
       final Phase idle;
       final double idleHeap;
       try (Load.HeapWatch w = new Load.HeapWatch(metrics)) {
-        idle = openLoop(stubs, reqs, rate, seconds, 20_000);
+        idle = openLoop(stubs, reqs, rate, seconds, 20_000, 10_000);
         idleHeap = w.maxHeap;
       }
       final long before = totalPrefixes(snapshot);
@@ -365,7 +381,7 @@ public final class Overload {
       final double floodHeap;
       final long t0 = System.nanoTime();
       try (Load.HeapWatch w = new Load.HeapWatch(metrics)) {
-        flood = openLoop(stubs, reqs, rate, seconds, 20_000);
+        flood = openLoop(stubs, reqs, rate, seconds, 20_000, 10_000);
         flooding.set(false);
         for (Thread t : writers) {
           t.join(120_000);

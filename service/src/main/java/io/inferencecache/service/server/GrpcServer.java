@@ -1,6 +1,8 @@
 package io.inferencecache.service.server;
 
 import io.grpc.BindableService;
+import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
@@ -67,16 +69,31 @@ import org.slf4j.LoggerFactory;
  * <h2>Threads and overload</h2>
  *
  * RPC handlers run on {@link GrpcServerConfig#executorThreads()} fixed daemon threads. Admission is
- * decided per call, on the Netty event loop, as soon as its headers arrive: if {@link
- * GrpcServerConfig#executorQueueCapacity()} or more handler tasks are already waiting for a thread,
- * or the oldest of them has waited longer than {@link GrpcServerConfig#maxQueueDelay()} (a server
- * too slow for even that many waiting calls), the new call is refused at once with {@code
- * RESOURCE_EXHAUSTED} ("server overloaded") without ever being queued or reaching an interceptor or
- * handler, and {@link #rejectedCalls()} counts it. Calls already admitted are never refused: their
- * later callbacks (messages, half-close, cancellation) always queue, so overload sheds new work
- * instead of breaking work in progress. The queue is therefore a linked queue without a hard bound,
- * yet bounded in practice: gRPC runs each call's callbacks one at a time, so a call holds at most
- * one queued task, and new calls stop being admitted once {@code executorQueueCapacity} tasks wait.
+ * decided per call, on the Netty event loop, as soon as its headers arrive. The new call is refused
+ * at once, without ever being queued or reaching an interceptor or handler, when any of these
+ * holds:
+ *
+ * <ul>
+ *   <li>{@link GrpcServerConfig#executorQueueCapacity()} or more handler tasks already wait for a
+ *       thread;
+ *   <li>the oldest of them has waited longer than {@link GrpcServerConfig#maxQueueDelay()};
+ *   <li>the wait expected for the new call (the tasks ahead of it times the pace at which the pool
+ *       has been working through a backlog, see {@link AgedTaskQueue}) exceeds {@code
+ *       maxQueueDelay} — the head's age alone lets a queue admit {@code maxQueueDelay} worth of
+ *       arrivals, which at a k-fold overload take k × {@code maxQueueDelay} to serve;
+ *   <li>or exceeds the time left before the call's own deadline (it would time out in the queue).
+ * </ul>
+ *
+ * A call admitted all the same whose first task then waits longer than {@code maxQueueDelay} (the
+ * pool slowed down after admission: a starved CPU, a stall) is refused by the handler thread that
+ * reaches it, before any interceptor or handler runs, instead of being served late. A refused call
+ * gets {@code RESOURCE_EXHAUSTED} ("server overloaded"), or the answer of a {@link ShedResponder}
+ * (LookupRoute: {@code NO_HINT} with status OK), and {@link #rejectedCalls()} counts it. Calls
+ * already started are never refused: their later callbacks (messages, half-close, cancellation)
+ * always queue, so overload sheds new work instead of breaking work in progress. The queue is
+ * therefore a linked queue without a hard bound, yet bounded in practice: gRPC runs each call's
+ * callbacks one at a time, so a call holds at most one queued task, and new calls stop being
+ * admitted once {@code executorQueueCapacity} tasks wait.
  *
  * <p>Method lookup, the admission decision and, for cancelled calls, the cancellation of the call's
  * {@link io.grpc.Context} run inline on the event loop; all are cheap and never block.
@@ -98,7 +115,7 @@ public final class GrpcServer implements AutoCloseable {
   /** After {@code shutdownNow()}, how long to wait for cancelled calls and threads to finish. */
   private static final Duration ABORT_GRACE = Duration.ofSeconds(2);
 
-  /** Status of a call refused because the handler queue is full. */
+  /** Status of a call refused because the handler queue is full or too slow. */
   static final Status OVERLOADED =
       Status.RESOURCE_EXHAUSTED.withDescription("server overloaded: handler queue full");
 
@@ -180,7 +197,7 @@ public final class GrpcServer implements AutoCloseable {
             0L,
             TimeUnit.MILLISECONDS,
             queue,
-            new DefaultThreadFactory("inferencecache-grpc-handler", true));
+            HandlerThread.factory("inferencecache-grpc-handler"));
     try {
       this.server = nettyServer(b, address, channelFactory, sslContext);
     } catch (RuntimeException e) {
@@ -227,7 +244,7 @@ public final class GrpcServer implements AutoCloseable {
       nb.intercept(interceptor);
     }
     // Added last so that it runs first, before any caller interceptor sees a refused call.
-    nb.intercept(new Shed(b.shedResponders));
+    nb.intercept(new Shed(b.shedResponders, maxQueueDelayNanos, rejectedCalls));
     return nb.build();
   }
 
@@ -306,8 +323,9 @@ public final class GrpcServer implements AutoCloseable {
   }
 
   /**
-   * Calls refused (shed) because the handler queue was full or its oldest task had waited longer
-   * than {@link GrpcServerConfig#maxQueueDelay()}.
+   * Calls shed under overload: refused at admission (queue full, too slow for {@link
+   * GrpcServerConfig#maxQueueDelay()}, or slower than the call's own deadline), or reached by a
+   * handler thread only after waiting longer than {@code maxQueueDelay} (see the class comment).
    */
   public long rejectedCalls() {
     return rejectedCalls.sum();
@@ -398,7 +416,7 @@ public final class GrpcServer implements AutoCloseable {
     LOG.info("graceful_shutdown_done");
   }
 
-  /** Picks the handler executor per call, or refuses the call when the queue is full. */
+  /** Picks the handler executor per call, or refuses the call (see the class comment). */
   private final class Admission implements ServerCallExecutorSupplier {
     @Override
     public <Q, R> Executor getExecutor(final ServerCall<Q, R> call, final Metadata headers) {
@@ -407,17 +425,32 @@ public final class GrpcServer implements AutoCloseable {
       if (headers.containsKey(SHED_MARK)) {
         headers.discardAll(SHED_MARK);
       }
-      if (queue.size() >= config.executorQueueCapacity()
-          || queue.headAgeNanos() > maxQueueDelayNanos) {
+      if (overloaded()) {
         rejectedCalls.increment();
         headers.put(SHED_MARK, "1");
         return INLINE; // Shed closes the call at once; nothing of it reaches the handler pool.
       }
       return executor;
     }
+
+    private boolean overloaded() {
+      if (queue.size() >= config.executorQueueCapacity()
+          || queue.headAgeNanos() > maxQueueDelayNanos) {
+        return true;
+      }
+      final long expected = queue.expectedWaitNanos();
+      if (expected == 0) {
+        return false;
+      }
+      if (expected > maxQueueDelayNanos) {
+        return true;
+      }
+      // Runs in the call's context (gRPC's method lookup): its deadline, if the client sent one.
+      final Deadline deadline = Context.current().getDeadline();
+      return deadline != null && deadline.timeRemaining(TimeUnit.NANOSECONDS) < expected;
+    }
   }
 
-  /** Closes the calls {@link Admission} refused, before any other interceptor or handler. */
   /**
    * Answers a call the server sheds under overload, instead of {@code RESOURCE_EXHAUSTED}: a
    * fail-open RPC (LookupRoute) answers its "no hint" response with status OK.
@@ -426,26 +459,41 @@ public final class GrpcServer implements AutoCloseable {
   public interface ShedResponder {
     /**
      * Answers {@code call} (send headers, a message, and close) and returns true; or returns false
-     * to let the server refuse it with {@code RESOURCE_EXHAUSTED}. Runs on a transport thread: must
-     * be quick and must not block.
+     * to let the server refuse it with {@code RESOURCE_EXHAUSTED}. Runs on a transport thread (a
+     * call refused at admission) or a handler thread (one reached too late): must be quick and must
+     * not block.
      */
     boolean answer(ServerCall<?, ?> call);
   }
 
+  /**
+   * Closes the calls {@link Admission} refused, and those whose first task waited in the handler
+   * queue past {@code maxQueueDelay}, before any other interceptor or handler sees them.
+   */
   private static final class Shed implements ServerInterceptor {
     private final List<ShedResponder> responders;
+    private final long maxQueueDelayNanos;
+    private final LongAdder rejectedCalls;
 
-    Shed(final List<ShedResponder> responders) {
+    Shed(
+        final List<ShedResponder> responders,
+        final long maxQueueDelayNanos,
+        final LongAdder rejectedCalls) {
       this.responders = List.copyOf(responders);
+      this.maxQueueDelayNanos = maxQueueDelayNanos;
+      this.rejectedCalls = rejectedCalls;
     }
 
     @Override
     public <Q, R> ServerCall.Listener<Q> interceptCall(
         final ServerCall<Q, R> call, final Metadata headers, final ServerCallHandler<Q, R> next) {
-      if (!headers.containsKey(SHED_MARK)) {
+      if (headers.containsKey(SHED_MARK)) {
+        headers.discardAll(SHED_MARK); // refused at admission; counted there
+      } else if (HandlerThread.taskWaitNanos() > maxQueueDelayNanos) {
+        rejectedCalls.increment(); // admitted, but reached too late: answer now, do no work
+      } else {
         return next.startCall(call, headers);
       }
-      headers.discardAll(SHED_MARK);
       for (ShedResponder r : responders) {
         if (r.answer(call)) {
           return new ServerCall.Listener<>() {};

@@ -43,9 +43,11 @@ public final class GrpcServerConfig {
   public static final int EXECUTOR_QUEUE_CAPACITY_DEFAULT = 1024;
 
   /**
-   * Longest time the oldest waiting handler task may have waited before new calls are shed: 1 s.
-   * Bounds the queue in time as {@code executorQueueCapacity} bounds it in count, for a server so
-   * slow (CPU-starved) that 1,024 waiting calls would outlast the clients' deadlines.
+   * The longest wait for a handler thread: 1 s. New calls are shed once the oldest waiting task or
+   * the wait expected for the new call exceeds it, and a call reached only after waiting longer is
+   * shed then (see {@link GrpcServer}). Bounds the queue in time as {@code executorQueueCapacity}
+   * bounds it in count, for a server so slow (CPU-starved) that 1,024 waiting calls would outlast
+   * the clients' deadlines.
    */
   public static final Duration MAX_QUEUE_DELAY_DEFAULT = Duration.ofSeconds(1);
 
@@ -467,7 +469,7 @@ public final class GrpcServerConfig {
       return this;
     }
 
-    /** Oldest handler task's wait at which new calls are shed, positive. */
+    /** The longest wait for a handler thread before calls are shed, positive. */
     public Builder maxQueueDelay(final Duration delay) {
       this.maxQueueDelay = delay;
       return this;

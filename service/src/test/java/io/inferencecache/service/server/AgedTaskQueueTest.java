@@ -48,4 +48,65 @@ class AgedTaskQueueTest {
     now.set(1_000_100);
     assertThat(queue.headAgeNanos()).isEqualTo(100);
   }
+
+  @Test
+  void drainIntervalIsMeasuredOnlyWhileTasksKeepWaiting() throws Exception {
+    for (int i = 0; i < 4; i++) {
+      queue.offer(() -> {});
+    }
+    now.set(2_000);
+    queue.take(); // 3 left: the backlog starts here
+    assertThat(queue.drainIntervalNanos()).isZero();
+    now.set(2_400);
+    queue.take(); // 2 left: one interval of 400 while tasks waited
+    assertThat(queue.drainIntervalNanos()).isEqualTo(400);
+    assertThat(queue.expectedWaitNanos()).isEqualTo(2 * 400);
+    now.set(2_600);
+    queue.take(); // 1 left: 400 + (200 - 400) / 8
+    assertThat(queue.drainIntervalNanos()).isEqualTo(375);
+    now.set(3_000);
+    queue.take(); // empty afterwards: this backlog's pace is forgotten
+    assertThat(queue.drainIntervalNanos()).isZero();
+    assertThat(queue.expectedWaitNanos()).isZero();
+    now.set(1_000_000); // a long idle gap, then a new backlog
+    for (int i = 0; i < 3; i++) {
+      queue.offer(() -> {});
+    }
+    now.set(1_000_100);
+    queue.take(); // the gap is not a drain interval
+    assertThat(queue.drainIntervalNanos()).isZero();
+    assertThat(queue.expectedWaitNanos()).isZero();
+    now.set(1_000_150);
+    queue.take(); // the new backlog's first interval seeds its pace
+    assertThat(queue.drainIntervalNanos()).isEqualTo(50);
+    assertThat(queue.expectedWaitNanos()).isEqualTo(50);
+  }
+
+  @Test
+  void aHandlerThreadLearnsHowLongItsTaskWaited() throws Exception {
+    now.set(5_000);
+    queue.offer(() -> {});
+    now.set(5_750);
+    final long[] seen = new long[2];
+    final Thread t =
+        HandlerThread.factory("test")
+            .newThread(
+                () -> {
+                  try {
+                    queue.take();
+                    seen[0] = HandlerThread.taskWaitNanos();
+                    queue.offer(() -> {});
+                    queue.take(); // taken at the same clock reading: waited 0
+                    seen[1] = HandlerThread.taskWaitNanos();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                });
+    t.start();
+    t.join(10_000);
+    assertThat(t.getName()).isEqualTo("test-1");
+    assertThat(t.isDaemon()).isTrue();
+    assertThat(seen).containsExactly(750, 0);
+    assertThat(HandlerThread.taskWaitNanos()).as("not a handler thread").isZero();
+  }
 }

@@ -337,7 +337,13 @@ class GrpcServerIT {
           }
         };
     final GrpcServer server =
-        start(loopback().executorThreads(1).executorQueueCapacity(1).build(), recorder);
+        start(
+            loopback()
+                .executorThreads(1)
+                .executorQueueCapacity(1)
+                .maxQueueDelay(Duration.ofMinutes(1)) // only the count bound here
+                .build(),
+            recorder);
     final ManagedChannel channel = channel(server);
 
     // A occupies the only thread, B waits in the queue, C finds the queue full.
@@ -373,23 +379,44 @@ class GrpcServerIT {
     assertThat(intercepted).contains("a", "b").doesNotContain("c");
   }
 
-  @Test
-  void callsAreShedOnceTheOldestWaitingTaskOutlastsTheQueueDelay() throws Exception {
-    final GrpcServer server =
-        start(
-            loopback()
-                .executorThreads(1)
-                .executorQueueCapacity(1000)
-                .maxQueueDelay(Duration.ofMillis(200))
-                .build());
-    final ManagedChannel channel = channel(server);
+  /**
+   * A one-thread server, 200 ms queue delay, whose only thread is held by call "a" until release.
+   */
+  private GrpcServer oneThreadHeldByA(final Set<String> intercepted) throws Exception {
+    return start(
+        loopback()
+            .executorThreads(1)
+            .executorQueueCapacity(1000)
+            .maxQueueDelay(Duration.ofMillis(200))
+            .build(),
+        recording(intercepted));
+  }
 
-    // A holds the only thread; B waits in a queue that is far from full.
+  /** Call "a", which holds a handler thread until {@code service.release}; returns once it does. */
+  private ListenableFuture<LookupRouteResponse> holdTheOnlyThread(final ManagedChannel channel)
+      throws InterruptedException {
     final ListenableFuture<LookupRouteResponse> a =
         future(channel, "a").lookupRoute(lookup(TestInferenceCache.BLOCK));
     assertThat(service.entered.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
+    return a;
+  }
+
+  private static void assertRefusedAsOverloaded(final ListenableFuture<?> call) {
+    final ExecutionException e =
+        catchThrowableOfType(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
+    assertThat(Status.fromThrowable(e.getCause()).getCode())
+        .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+  }
+
+  @Test
+  void callsAreShedOnceTheOldestWaitingTaskOutlastsTheQueueDelay() throws Exception {
+    final Set<String> intercepted = ConcurrentHashMap.newKeySet();
+    final GrpcServer server = oneThreadHeldByA(intercepted);
+    final ManagedChannel channel = channel(server);
+    final ListenableFuture<LookupRouteResponse> a = holdTheOnlyThread(channel);
+    // B waits in a queue that is far from full; once it has waited longer than 200 ms, new calls
+    // are refused at once.
     final ListenableFuture<LookupRouteResponse> b = future(channel, "b").lookupRoute(lookup("t"));
-    // Once B has waited longer than 200 ms, new calls are refused at once.
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
@@ -406,11 +433,86 @@ class GrpcServerIT {
 
     service.release.countDown();
     assertThat(a.get(10, TimeUnit.SECONDS).getReasonCode()).isEqualTo("NO_HINT");
-    assertThat(b.get(10, TimeUnit.SECONDS).getReasonCode()).isEqualTo("NO_HINT");
+    assertRefusedAsOverloaded(b); // B itself waited past the delay (next test)
     await()
         .atMost(Duration.ofSeconds(10))
         .ignoreException(StatusRuntimeException.class)
         .until(() -> blocking(channel).lookupRoute(lookup("t")).getReasonCode().equals("NO_HINT"));
+  }
+
+  @Test
+  void aCallReachedOnlyAfterTheQueueDelayIsShedInsteadOfServedLate() throws Exception {
+    final Set<String> intercepted = ConcurrentHashMap.newKeySet();
+    final GrpcServer server = oneThreadHeldByA(intercepted);
+    final ManagedChannel channel = channel(server);
+    final ListenableFuture<LookupRouteResponse> a = holdTheOnlyThread(channel);
+    // B is admitted (nothing waits yet), then waits behind A for longer than the queue delay.
+    final ListenableFuture<LookupRouteResponse> b = future(channel, "b").lookupRoute(lookup("t"));
+    Thread.sleep(600);
+    final long before = server.rejectedCalls();
+
+    service.release.countDown();
+
+    assertThat(a.get(10, TimeUnit.SECONDS).getReasonCode()).isEqualTo("NO_HINT");
+    assertRefusedAsOverloaded(b);
+    assertThat(server.rejectedCalls()).isEqualTo(before + 1);
+    assertThat(intercepted).contains("a").doesNotContain("b"); // shed before any interceptor
+    // A call that does not wait is served as usual.
+    assertThat(blocking(channel).lookupRoute(lookup("t")).getReasonCode()).isEqualTo("NO_HINT");
+  }
+
+  @Test
+  void aCallIsShedAtOnceWhenItsDeadlineIsNearerThanTheExpectedQueueWait() throws Exception {
+    final GrpcServer server =
+        start(
+            loopback()
+                .executorThreads(1)
+                .executorQueueCapacity(1000)
+                .maxQueueDelay(Duration.ofMinutes(1)) // neither delay rule can fire
+                .build());
+    final ManagedChannel channel = channel(server);
+    // A backlog of slow calls (300 ms each, one thread): once two have been taken while others
+    // waited, the pool's pace is known and a queued call expects seconds of wait.
+    final List<ListenableFuture<LookupRouteResponse>> slow = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      slow.add(future(channel, "s" + i).lookupRoute(lookup(TestInferenceCache.SLOW)));
+    }
+    // A call with 150 ms left is refused at once, not left to time out in the queue.
+    final Status.Code[] seen = new Status.Code[1];
+    await()
+        .atMost(Duration.ofSeconds(3))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              try {
+                blocking(channel)
+                    .withDeadlineAfter(150, TimeUnit.MILLISECONDS)
+                    .lookupRoute(lookup("t"));
+                seen[0] = Status.Code.OK;
+              } catch (StatusRuntimeException e) {
+                seen[0] = e.getStatus().getCode();
+              }
+              return seen[0] == Status.Code.RESOURCE_EXHAUSTED;
+            });
+    assertThat(server.rejectedCalls()).isPositive();
+    // Calls with time to wait are still admitted and served.
+    final ListenableFuture<LookupRouteResponse> patient =
+        future(channel, "p").lookupRoute(lookup("t"));
+    assertThat(patient.get(20, TimeUnit.SECONDS).getReasonCode()).isEqualTo("NO_HINT");
+    for (ListenableFuture<LookupRouteResponse> f : slow) {
+      assertThat(f.get(20, TimeUnit.SECONDS).getReasonCode()).isEqualTo("NO_HINT");
+    }
+  }
+
+  private static ServerInterceptor recording(final Set<String> intercepted) {
+    return new ServerInterceptor() {
+      @Override
+      public <Q, R> ServerCall.Listener<Q> interceptCall(
+          final ServerCall<Q, R> call, final Metadata headers, final ServerCallHandler<Q, R> next) {
+        intercepted.add(String.valueOf(headers.get(CALL_ID)));
+        return next.startCall(call, headers);
+      }
+    };
   }
 
   @Test
