@@ -51,6 +51,12 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
       java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final Thread protoWatchdog;
   private volatile boolean protoWatchdogRunning = true;
+
+  /** Deadline watchdog tick while calls are watched: 1 ms. */
+  private static final long WATCHDOG_TICK_NANOS = 1_000_000L;
+
+  private final WatchdogTicker protoTicker;
+  private final java.util.function.BooleanSupplier protoAnyWatched = () -> !protoWatched.isEmpty();
   private final ThreadLocal<ProtoScratch> protoScratch = ThreadLocal.withInitial(ProtoScratch::new);
 
   private static final class ProtoScratch {
@@ -65,14 +71,43 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
       final LookupMetrics metrics,
       final LongSupplier nanoTime,
       final StreamingFeeds feeds) {
+    this(
+        index,
+        handler,
+        metrics,
+        nanoTime,
+        feeds,
+        WatchdogTicker.IDLE_NANOS_DEFAULT,
+        WatchdogTicker.IDLE_AFTER_TICKS_DEFAULT);
+  }
+
+  /** As the public constructor, with the deadline watchdogs' idle pace (see WatchdogTicker). */
+  InferenceCacheService(
+      final CacheIndex index,
+      final LookupRouteHandler handler,
+      final LookupMetrics metrics,
+      final LongSupplier nanoTime,
+      final StreamingFeeds feeds,
+      final long watchdogIdleNanos,
+      final int watchdogIdleAfterTicks) {
     this.index = index;
     this.handler = handler;
     this.nanoTime = nanoTime;
     this.metrics = metrics;
     this.feeds = feeds;
-    this.zeroCopy = new ZeroCopyLookupRoute(index, handler, metrics, nanoTime, 1024, 1_000_000L);
-    this.protoWatchdog = new Thread(() -> watchProto(1_000_000L), "lookup-proto-deadline-watchdog");
+    this.zeroCopy =
+        new ZeroCopyLookupRoute(
+            index,
+            handler,
+            metrics,
+            nanoTime,
+            1024,
+            new WatchdogTicker(WATCHDOG_TICK_NANOS, watchdogIdleNanos, watchdogIdleAfterTicks));
+    this.protoTicker =
+        new WatchdogTicker(WATCHDOG_TICK_NANOS, watchdogIdleNanos, watchdogIdleAfterTicks);
+    this.protoWatchdog = new Thread(this::watchProto, "lookup-proto-deadline-watchdog");
     this.protoWatchdog.setDaemon(true);
+    protoTicker.bind(protoWatchdog);
     this.protoWatchdog.start();
   }
 
@@ -178,6 +213,7 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     final boolean watched = call.watchDeadline != Long.MAX_VALUE;
     if (watched) {
       protoWatched.add(call);
+      protoTicker.wake(); // after publishing the call: an idle watchdog sees it
     }
     try {
       handler.handle(s.in, s.out, call, s.scratch, start);
@@ -238,10 +274,12 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     }
   }
 
-  private void watchProto(final long tickNanos) {
+  private void watchProto() {
     while (protoWatchdogRunning) {
-      java.util.concurrent.locks.LockSupport.parkNanos(tickNanos);
-      if (protoWatched.isEmpty()) {
+      protoTicker.await();
+      final boolean saw = !protoWatched.isEmpty();
+      protoTicker.scanned(saw, protoAnyWatched);
+      if (!saw) {
         continue;
       }
       final long now = nanoTime.getAsLong();

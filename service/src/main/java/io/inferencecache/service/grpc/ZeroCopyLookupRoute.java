@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.slf4j.Logger;
@@ -51,6 +50,8 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
   private volatile LookupCall[] all = new LookupCall[0];
 
   private final MethodDescriptor<LookupCall, LookupCall> method;
+  private final WatchdogTicker ticker;
+  private final java.util.function.BooleanSupplier anyWatched = this::anyWatched;
   private final Thread watchdog;
   private volatile boolean running = true;
 
@@ -61,6 +62,25 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
       final LongSupplier nanoTime,
       final int poolSize,
       final long watchdogTickNanos) {
+    this(
+        index,
+        handler,
+        metrics,
+        nanoTime,
+        poolSize,
+        new WatchdogTicker(
+            watchdogTickNanos,
+            WatchdogTicker.IDLE_NANOS_DEFAULT,
+            WatchdogTicker.IDLE_AFTER_TICKS_DEFAULT));
+  }
+
+  ZeroCopyLookupRoute(
+      final CacheIndex index,
+      final LookupRouteHandler handler,
+      final LookupMetrics metrics,
+      final LongSupplier nanoTime,
+      final int poolSize,
+      final WatchdogTicker ticker) {
     this.index = index;
     this.handler = handler;
     this.metrics = metrics;
@@ -70,8 +90,10 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
         InferenceCacheGrpc.getLookupRouteMethod().toBuilder(
                 new RequestMarshaller(), new ResponseMarshaller())
             .build();
-    this.watchdog = new Thread(() -> watch(watchdogTickNanos), "lookup-deadline-watchdog");
+    this.ticker = ticker;
+    this.watchdog = new Thread(this::watch, "lookup-deadline-watchdog");
     this.watchdog.setDaemon(true);
+    ticker.bind(watchdog);
     this.watchdog.start();
   }
 
@@ -188,6 +210,9 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
     // The watchdog enforces the handler's own deadline (caller, policy, default tokenize timeout).
     c.watchDeadlineNanos = handler.deadline(c.input, callerDeadline, start);
     c.state.set(LookupCall.STATE_RUNNING);
+    if (c.watchDeadlineNanos != Long.MAX_VALUE) {
+      ticker.wake(); // after the RUNNING write: an idle watchdog sees this call
+    }
     answer(c, start);
     if (!c.claim()) {
       return; // the watchdog answered TIMEOUT; this object is abandoned (not pooled)
@@ -208,19 +233,36 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
     }
   }
 
-  private void watch(final long tickNanos) {
+  private void watch() {
     while (running) {
-      LockSupport.parkNanos(tickNanos);
+      ticker.await();
       final long now = nanoTime.getAsLong();
+      boolean saw = false;
       for (LookupCall c : all) {
-        if (c.state.get() == LookupCall.STATE_RUNNING
-            && c.watchDeadlineNanos != Long.MAX_VALUE
-            && now >= c.watchDeadlineNanos
-            && c.state.compareAndSet(LookupCall.STATE_RUNNING, LookupCall.STATE_ANSWERED)) {
-          timeout(c, now);
+        if (c.state.get() == LookupCall.STATE_RUNNING && c.watchDeadlineNanos != Long.MAX_VALUE) {
+          saw = true;
+          if (now >= c.watchDeadlineNanos
+              && c.state.compareAndSet(LookupCall.STATE_RUNNING, LookupCall.STATE_ANSWERED)) {
+            timeout(c, now);
+          }
         }
       }
+      ticker.scanned(saw, anyWatched);
     }
+  }
+
+  private boolean anyWatched() {
+    for (LookupCall c : all) {
+      if (c.state.get() == LookupCall.STATE_RUNNING && c.watchDeadlineNanos != Long.MAX_VALUE) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The watchdog's pace (for tests). */
+  WatchdogTicker ticker() {
+    return ticker;
   }
 
   private void timeout(final LookupCall c, final long now) {

@@ -117,7 +117,8 @@ public final class GrpcServer implements AutoCloseable {
 
   /** Status of a call refused because the handler queue is full or too slow. */
   static final Status OVERLOADED =
-      Status.RESOURCE_EXHAUSTED.withDescription("server overloaded: handler queue full");
+      Status.RESOURCE_EXHAUSTED.withDescription(
+          "server overloaded: call shed (handler queue full or too slow)");
 
   /** Server-internal mark on a refused call's headers; removed from client-sent headers. */
   private static final Metadata.Key<String> SHED_MARK =
@@ -188,7 +189,7 @@ public final class GrpcServer implements AutoCloseable {
             config.eventLoopThreads(),
             new DefaultThreadFactory("inferencecache-grpc-io", true),
             io);
-    this.queue = new AgedTaskQueue(System::nanoTime);
+    this.queue = new AgedTaskQueue(System::nanoTime, config.executorQueueCapacity());
     this.maxQueueDelayNanos = nanos(config.maxQueueDelay());
     this.executor =
         new ThreadPoolExecutor(

@@ -138,7 +138,11 @@ final class ServiceHarness implements AutoCloseable {
     index = CacheIndex.open(o.config);
     index.start();
     handler = new LookupRouteHandler(index, o.tokenizer, o.blockSize, o.metrics, o.nanoTime);
-    service = new InferenceCacheService(index, handler, o.metrics, o.nanoTime, o.feeds);
+    // Watchdogs that go idle after one empty scan and would then sleep a minute: every deadline
+    // test here runs against an idle watchdog, so it also checks that arming a call wakes it.
+    service =
+        new InferenceCacheService(
+            index, handler, o.metrics, o.nanoTime, o.feeds, 60_000_000_000L, 1);
     final boolean zeroCopy = o.transport != Transport.IN_PROCESS_PROTOBUF;
     if (o.transport == Transport.NETTY_ZERO_COPY) {
       executor = null;

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class AgedTaskQueueTest {
   private final AtomicLong now = new AtomicLong(1_000);
-  private final AgedTaskQueue queue = new AgedTaskQueue(now::get);
+  private final AgedTaskQueue queue = new AgedTaskQueue(now::get, 1024);
 
   @Test
   void emptyQueueHasNoAge() {
@@ -38,7 +38,7 @@ class AgedTaskQueueTest {
 
   @Test
   void ringWrapsAroundWithoutLosingTheHead() {
-    for (int i = 0; i < AgedTaskQueue.RING * 3; i++) {
+    for (int i = 0; i < AgedTaskQueue.MIN_RING * 3; i++) {
       now.set(i);
       queue.offer(() -> {});
       assertThat(queue.poll()).isNotNull();
@@ -50,21 +50,30 @@ class AgedTaskQueueTest {
   }
 
   @Test
-  void drainIntervalIsMeasuredOnlyWhileTasksKeepWaiting() throws Exception {
-    for (int i = 0; i < 4; i++) {
-      queue.offer(() -> {});
+  void drainIntervalIsMeasuredOnlyWhileTasksKeepWaitingAndUsedAfterFourIntervals()
+      throws Exception {
+    for (int i = 0; i < 6; i++) {
+      queue.offer(() -> {}); // at 1,000
     }
     now.set(2_000);
-    queue.take(); // 3 left: the backlog starts here
+    queue.take(); // 5 left: the backlog starts here
     assertThat(queue.drainIntervalNanos()).isZero();
     now.set(2_400);
-    queue.take(); // 2 left: one interval of 400 while tasks waited
+    queue.take(); // an interval of 400 while tasks waited: the plain mean of the first ones
     assertThat(queue.drainIntervalNanos()).isEqualTo(400);
-    assertThat(queue.expectedWaitNanos()).isEqualTo(2 * 400);
+    assertThat(queue.expectedWaitNanos()).as("one interval is not enough").isZero();
     now.set(2_600);
-    queue.take(); // 1 left: 400 + (200 - 400) / 8
-    assertThat(queue.drainIntervalNanos()).isEqualTo(375);
+    queue.take(); // (400 + 200) / 2
+    assertThat(queue.drainIntervalNanos()).isEqualTo(300);
     now.set(3_000);
+    queue.take(); // 300 + (400 - 300) / 3
+    assertThat(queue.drainIntervalNanos()).isEqualTo(333);
+    assertThat(queue.expectedWaitNanos()).isZero();
+    now.set(3_300);
+    queue.take(); // 333 + (300 - 333) / 4 = 325; the fourth interval: the estimate is used
+    assertThat(queue.drainIntervalNanos()).isEqualTo(325);
+    assertThat(queue.expectedWaitNanos()).isEqualTo(325); // 1 task left
+    now.set(3_500);
     queue.take(); // empty afterwards: this backlog's pace is forgotten
     assertThat(queue.drainIntervalNanos()).isZero();
     assertThat(queue.expectedWaitNanos()).isZero();
@@ -75,11 +84,23 @@ class AgedTaskQueueTest {
     now.set(1_000_100);
     queue.take(); // the gap is not a drain interval
     assertThat(queue.drainIntervalNanos()).isZero();
-    assertThat(queue.expectedWaitNanos()).isZero();
     now.set(1_000_150);
-    queue.take(); // the new backlog's first interval seeds its pace
+    queue.take(); // the new backlog's own first interval
     assertThat(queue.drainIntervalNanos()).isEqualTo(50);
-    assertThat(queue.expectedWaitNanos()).isEqualTo(50);
+    assertThat(queue.expectedWaitNanos()).isZero();
+  }
+
+  @Test
+  void theRingHoldsTwiceTheAdmissionBound() {
+    final AgedTaskQueue big = new AgedTaskQueue(now::get, 100_000);
+    now.set(10);
+    for (int i = 0; i < 150_000; i++) {
+      big.offer(() -> {});
+    }
+    now.set(1_010);
+    assertThat(big.headAgeNanos())
+        .as("the head's stamp survives 150,000 waiting tasks")
+        .isEqualTo(1_000);
   }
 
   @Test

@@ -361,7 +361,8 @@ class GrpcServerIT {
                     .lookupRoute(lookup("t")));
 
     assertThat(c.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
-    assertThat(c.getStatus().getDescription()).isEqualTo("server overloaded: handler queue full");
+    assertThat(c.getStatus().getDescription())
+        .isEqualTo("server overloaded: call shed (handler queue full or too slow)");
     assertThat(a.isDone()).as("C was refused while A still held the only thread").isFalse();
     assertThat(b.isDone()).isFalse();
     assertThat(server.rejectedCalls()).isEqualTo(1);
@@ -471,16 +472,17 @@ class GrpcServerIT {
                 .maxQueueDelay(Duration.ofMinutes(1)) // neither delay rule can fire
                 .build());
     final ManagedChannel channel = channel(server);
-    // A backlog of slow calls (300 ms each, one thread): once two have been taken while others
-    // waited, the pool's pace is known and a queued call expects seconds of wait.
+    // A backlog of slow calls (300 ms each, one thread): once four intervals between takes have
+    // been measured while others waited (~1.5 s), the pool's pace is known and a queued call
+    // expects seconds of wait.
     final List<ListenableFuture<LookupRouteResponse>> slow = new ArrayList<>();
-    for (int i = 0; i < 12; i++) {
+    for (int i = 0; i < 20; i++) {
       slow.add(future(channel, "s" + i).lookupRoute(lookup(TestInferenceCache.SLOW)));
     }
     // A call with 150 ms left is refused at once, not left to time out in the queue.
     final Status.Code[] seen = new Status.Code[1];
     await()
-        .atMost(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
         .pollInterval(Duration.ofMillis(50))
         .until(
             () -> {
