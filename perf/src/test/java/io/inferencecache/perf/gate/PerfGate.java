@@ -514,16 +514,7 @@ public final class PerfGate {
                   "median of %d rounds, spread %.2fx; refresh upserts",
                   s.rounds,
                   t[3])));
-      out.add(
-          baseline.figure(
-              ALLOC,
-              allocatedPerLookup(f, s),
-              "least of "
-                  + ALLOC_ATTEMPTS
-                  + " x "
-                  + ALLOC_LOOKUPS
-                  + " lookups"
-                  + (s.allocate ? "; ALLOCATE switch on" : "")));
+      out.add(allocationFigure(f, s, baseline));
     }
     out.add(baseline.figure(BYTES_PINNED, bytesPinned(), CHAINS + " chains x 64 x 16, hint 16"));
     out.add(baseline.figure(BYTES_SINGLE, bytesSingle(), "131,072 keys x 1 holder, hint 1"));
@@ -573,18 +564,23 @@ public final class PerfGate {
                   s.rounds,
                   t[2],
                   s.extraLookups > 0 ? "; SLOWDOWN switch: +" + s.extraLookups + " lookups" : "")));
-      out.add(
-          baseline.figure(
-              ALLOC,
-              allocatedPerLookup(f, s),
-              "least of "
-                  + ALLOC_ATTEMPTS
-                  + " x "
-                  + ALLOC_LOOKUPS
-                  + " lookups"
-                  + (s.allocate ? "; ALLOCATE switch on" : "")));
+      out.add(allocationFigure(f, s, baseline));
     }
     return new Report(out, (System.nanoTime() - t0) / 1e9);
+  }
+
+  /** The allocation-per-lookup figure (least of {@value #ALLOC_ATTEMPTS} measurements). */
+  private static Figure allocationFigure(
+      final EngineFixture f, final Settings s, final Baseline baseline) {
+    return baseline.figure(
+        ALLOC,
+        allocatedPerLookup(f, s),
+        "least of "
+            + ALLOC_ATTEMPTS
+            + " x "
+            + ALLOC_LOOKUPS
+            + " lookups"
+            + (s.allocate ? "; ALLOCATE switch on" : ""));
   }
 
   static double median(final double[] v) {

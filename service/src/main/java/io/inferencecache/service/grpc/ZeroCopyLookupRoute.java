@@ -239,7 +239,7 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
       final long now = nanoTime.getAsLong();
       boolean saw = false;
       for (LookupCall c : all) {
-        if (c.state.get() == LookupCall.STATE_RUNNING && c.watchDeadlineNanos != Long.MAX_VALUE) {
+        if (watched(c)) {
           saw = true;
           if (now >= c.watchDeadlineNanos
               && c.state.compareAndSet(LookupCall.STATE_RUNNING, LookupCall.STATE_ANSWERED)) {
@@ -253,11 +253,16 @@ public final class ZeroCopyLookupRoute implements AutoCloseable {
 
   private boolean anyWatched() {
     for (LookupCall c : all) {
-      if (c.state.get() == LookupCall.STATE_RUNNING && c.watchDeadlineNanos != Long.MAX_VALUE) {
+      if (watched(c)) {
         return true;
       }
     }
     return false;
+  }
+
+  /** A call the watchdog must answer TIMEOUT for if its handler misses the deadline. */
+  private static boolean watched(final LookupCall c) {
+    return c.state.get() == LookupCall.STATE_RUNNING && c.watchDeadlineNanos != Long.MAX_VALUE;
   }
 
   /** The watchdog's pace (for tests). */
