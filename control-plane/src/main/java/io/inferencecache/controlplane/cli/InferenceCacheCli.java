@@ -25,7 +25,11 @@ import picocli.CommandLine.Spec;
 public final class InferenceCacheCli implements Callable<Integer> {
   /** The subcommands, in help order. */
   public static final List<Class<?>> COMMANDS =
-      List.of(ServeCommand.class, SubscribeCommand.class, FakeEngineCommand.class);
+      List.of(
+          ServeCommand.class,
+          ControllerCommand.class,
+          SubscribeCommand.class,
+          FakeEngineCommand.class);
 
   @Spec private CommandSpec spec;
 
