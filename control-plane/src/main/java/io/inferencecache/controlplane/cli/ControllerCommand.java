@@ -34,6 +34,7 @@ import picocli.CommandLine.Option;
     name = "controller",
     mixinStandardHelpOptions = true,
     sortOptions = false,
+    usageHelpWidth = 200,
     description =
         "Run the controller: push CachePolicy/CacheTenant to the server's /policy and mirror its"
             + " /snapshot into CacheIndex and CacheTenant status.")

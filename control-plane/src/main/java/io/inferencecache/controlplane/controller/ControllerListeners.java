@@ -71,7 +71,7 @@ public final class ControllerListeners implements AutoCloseable {
     } catch (IOException e) {
       throw new IOException("--" + flag + " " + address + ": " + e.getMessage(), e);
     }
-    s.setExecutor(Executors.newSingleThreadExecutor(r -> daemon(r, "controller-" + flag)));
+    s.setExecutor(Executors.newSingleThreadExecutor(r -> Daemons.thread(r, "controller-" + flag)));
     servers.add(s);
     return s;
   }
@@ -91,12 +91,6 @@ public final class ControllerListeners implements AutoCloseable {
     try (OutputStream os = ex.getResponseBody()) {
       os.write(bytes);
     }
-  }
-
-  private static Thread daemon(final Runnable r, final String name) {
-    final Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
   }
 
   @Override

@@ -42,7 +42,7 @@ public final class ControllerRuntime implements AutoCloseable {
   private final List<SharedInformerFactory> factories = new ArrayList<>();
   private final List<Controller> controllers = new ArrayList<>();
   private final ScheduledExecutorService ticks =
-      Executors.newScheduledThreadPool(2, r -> daemon(r, "controller-tick"));
+      Executors.newScheduledThreadPool(2, r -> Daemons.thread(r, "controller-tick"));
   private final CountDownLatch closed = new CountDownLatch(1);
   private final SharedIndexInformer<DynamicKubernetesObject> policies;
   private final SharedIndexInformer<DynamicKubernetesObject> tenants;
@@ -146,7 +146,7 @@ public final class ControllerRuntime implements AutoCloseable {
     controllers.add(pushController(Kinds.CACHE_POLICY, policies));
     controllers.add(pushController(Kinds.CACHE_TENANT, tenants));
     for (final Controller c : controllers) {
-      final Thread t = daemon(c, "controller-" + controllers.indexOf(c));
+      final Thread t = Daemons.thread(c, "controller-" + controllers.indexOf(c));
       t.start();
     }
     ticks.scheduleWithFixedDelay(
@@ -194,12 +194,6 @@ public final class ControllerRuntime implements AutoCloseable {
         .withWorkerCount(1)
         .withReadyFunc(informer::hasSynced)
         .build();
-  }
-
-  private static Thread daemon(final Runnable r, final String name) {
-    final Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
   }
 
   /** Stops leader work, releases the lease and stops the caches. */
