@@ -297,7 +297,7 @@ public final class ControllerCommand implements Callable<Integer> {
   }
 
   /** A client from the kubeconfig flag, $KUBECONFIG, the in-cluster config or ~/.kube/config. */
-  static ApiClient kubeClient(final Path kubeconfig, final Duration readTimeout)
+  public static ApiClient kubeClient(final Path kubeconfig, final Duration readTimeout)
       throws IOException {
     Path file = kubeconfig;
     if (file == null
