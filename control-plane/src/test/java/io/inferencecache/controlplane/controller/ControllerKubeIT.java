@@ -115,16 +115,7 @@ class ControllerKubeIT {
             ControllerCommand.kubeClient(kube.kubeconfig(), Duration.ofSeconds(30)),
             ControllerCommand.kubeClient(kube.kubeconfig(), Duration.ZERO),
             "it");
-    runner =
-        new Thread(
-            () -> {
-              try {
-                runtime.run();
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            });
-    runner.start();
+    runner = runInBackground(runtime);
   }
 
   @AfterAll
@@ -132,6 +123,22 @@ class ControllerKubeIT {
     runtime.close();
     runner.join(10_000);
     server.stop(0);
+  }
+
+  /** Runs {@code runtime} on its own thread (stopped by {@link ControllerRuntime#close()}). */
+  static Thread runInBackground(final ControllerRuntime runtime) {
+    final Thread t =
+        new Thread(
+            () -> {
+              try {
+                runtime.run();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "controller-under-test");
+    t.start();
+    return t;
   }
 
   static Path crds() {

@@ -127,16 +127,7 @@ class ControllerRbacIT {
             kube.clientWithToken(token),
             kube.clientWithToken(token),
             "rbac-" + ns);
-    final Thread runner =
-        new Thread(
-            () -> {
-              try {
-                runtime.run();
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            });
-    runner.start();
+    final Thread runner = ControllerKubeIT.runInBackground(runtime);
     try {
       await()
           .atMost(Duration.ofSeconds(40))
