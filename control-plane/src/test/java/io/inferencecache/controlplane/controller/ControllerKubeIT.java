@@ -203,9 +203,7 @@ class ControllerKubeIT {
                             "{\"namespace\":\""
                                 + ns
                                 + "\",\"minimumMatchedTokens\":64,\"routingFloorScore\":0.1,"
-                                + "\"affinityRouting\":true,\"eviction\":\"lru\","
-                                + "\"strategy\":{\"enableChainMatching\":true,\"requireChain\":false,"
-                                + "\"enableTenantHot\":true}}")));
+                                + "\"affinityRouting\":true,\"eviction\":\"lru\"}")));
     final JsonObject body = JsonParser.parseString(bodies.peekLast()).getAsJsonObject();
     assertThat(body.get("version").getAsInt()).isEqualTo(7);
     assertThat(auth.peekLast()).startsWith("Bearer ey");
