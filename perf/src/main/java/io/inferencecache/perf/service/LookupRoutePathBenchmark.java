@@ -30,10 +30,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One LookupRoute through the handler in process, wire bytes to wire bytes, on the zero-copy path
- * and on the default protobuf path, in the same JMH run (issue 3 §5.1). Each operation answers one
- * of 1,024 pre-serialized LookupRouteRequests (a whole 64-block chain, 8-byte hashes, 16
- * tokens/block, picked at random from the {@code chains} of a {@link ServiceFixture}; every one a
- * full PREFIX_MATCH by its {@code holders} replicas):
+ * and on the default protobuf path, in the same JMH run. Each operation answers one of 1,024
+ * pre-serialized LookupRouteRequests (a whole 64-block chain, 8-byte hashes, 16 tokens/block,
+ * picked at random from the {@code chains} of a {@link ServiceFixture}; every one a full
+ * PREFIX_MATCH by its {@code holders} replicas):
  *
  * <ul>
  *   <li>{@link #zeroCopyDirect}: the request in a direct buffer behind a {@code KnownLength} +

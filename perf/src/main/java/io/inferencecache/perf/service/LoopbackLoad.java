@@ -42,11 +42,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * LookupRoute over loopback against the transport floor (issue 3 §5.2): the whole server stack
- * ({@link GrpcServer}: grpc-netty, its handler pool and admission, the zero-copy LookupRoute path)
- * with an index of {@code chains × 64 × holders} holder-blocks (default 4,096 × 64 × 4 =
- * 1,048,576), and in the same run the same server's {@code grpc.health.v1.Health/Check} (an empty
- * request, a 2-byte response) as the empty unary RPC.
+ * LookupRoute over loopback against the transport floor: the whole server stack ({@link
+ * GrpcServer}: grpc-netty, its handler pool and admission, the zero-copy LookupRoute path) with an
+ * index of {@code chains × 64 × holders} holder-blocks (default 4,096 × 64 × 4 = 1,048,576), and in
+ * the same run the same server's {@code grpc.health.v1.Health/Check} (an empty request, a 2-byte
+ * response) as the empty unary RPC.
  *
  * <p>The load generator is a grpc-netty client on 127.0.0.1, plaintext, sending pre-serialized
  * requests through byte-array marshallers (so the client spends as little CPU as it can: it shares
