@@ -11,8 +11,9 @@ import java.io.Writer;
 /**
  * What {@code /metrics} serves: one simpleclient {@link CollectorRegistry} (per application, not
  * the global default) holding {@link InferenceCacheCollector} for the spec's series, the standard
- * Dropwizard bridge ({@link DropwizardExports}) for every other Dropwizard metric (Jetty, logback,
- * …) and the standard JVM/process collectors ({@code jvm_*}, {@code process_*}).
+ * Dropwizard bridge ({@link DropwizardExports}, names in snake_case by {@link
+ * SnakeCaseSampleBuilder}) for every other Dropwizard metric (Jetty, health checks, logback, …) and
+ * the standard JVM/process collectors ({@code jvm_*}, {@code process_*}).
  */
 public final class PrometheusExposition {
   /** The text format 0.0.4 content type. */
@@ -23,7 +24,10 @@ public final class PrometheusExposition {
   public PrometheusExposition(final MetricRegistry registry) {
     prometheus.register(new InferenceCacheCollector(registry));
     prometheus.register(
-        new DropwizardExports(registry, (name, metric) -> !InferenceCacheCollector.owns(name)));
+        new DropwizardExports(
+            registry,
+            (name, metric) -> !InferenceCacheCollector.owns(name),
+            new SnakeCaseSampleBuilder()));
     DefaultExports.register(prometheus);
   }
 

@@ -135,6 +135,19 @@ class MetricsTest {
   }
 
   @Test
+  void bridgeNamesAreWrittenInSnakeCase() {
+    assertThat(
+            SnakeCaseSampleBuilder.snakeCase(
+                "io_dropwizard_jetty_MutableServletContextHandler_active_requests"))
+        .isEqualTo("io_dropwizard_jetty_mutable_servlet_context_handler_active_requests");
+    assertThat(SnakeCaseSampleBuilder.snakeCase("TimeBoundHealthCheck_pool_running"))
+        .isEqualTo("time_bound_health_check_pool_running");
+    assertThat(SnakeCaseSampleBuilder.snakeCase("HTTPServer_2xx_responses_total"))
+        .isEqualTo("http_server_2xx_responses_total");
+    assertThat(SnakeCaseSampleBuilder.snakeCase("jvm_memory_bytes")).isEqualTo("jvm_memory_bytes");
+  }
+
+  @Test
   void authMetricsCountPerResult() {
     final MetricRegistry registry = new MetricRegistry();
     final AuthMetrics m = new AuthMetrics(registry, MetricFamily.POLICY_AUTH);
