@@ -131,6 +131,9 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
         () -> grpc.withServer(GrpcLifecycle::openConnections, 0L),
         () -> grpc.withServer(GrpcLifecycle::refusedConnections, 0L));
     serverMetrics.grpcCallsShed(() -> grpc.withServer(GrpcLifecycle::shedCalls, 0L));
+    serverMetrics.ingestDrops(
+        r -> grpc.withServer(s -> s.ingestEntriesDropped(r), 0L),
+        r -> grpc.withServer(s -> s.ingestUpdatesDropped(r), 0L));
 
     final Readiness readiness = new Readiness(index::isReady, grpc::serving);
     final ServerEvents events = new ServerEvents(readiness, serverMetrics, grpcAddress.toString());

@@ -69,7 +69,17 @@ public enum MetricFamily {
   GRPC_CALLS_SHED(
       "inferencecache_grpc_calls_shed",
       Collector.Type.COUNTER,
-      "gRPC calls shed under overload (LookupRoute answered NO_HINT, others RESOURCE_EXHAUSTED).");
+      "gRPC calls shed under overload (LookupRoute answered NO_HINT, others RESOURCE_EXHAUSTED)."),
+  INGEST_ENTRIES_DROPPED(
+      "inferencecache_ingest_entries_dropped",
+      Collector.Type.COUNTER,
+      "ReportCacheState entries dropped for a defect; the rest of the update was ingested.",
+      "reason"),
+  INGEST_UPDATES_DROPPED(
+      "inferencecache_ingest_updates_dropped",
+      Collector.Type.COUNTER,
+      "ReportCacheState updates dropped whole; the rest of the stream was ingested.",
+      "reason");
 
   /** Buckets of {@link #LOOKUP_ROUTE_LATENCY}, seconds. */
   public static final double[] LATENCY_BUCKETS = {
