@@ -42,7 +42,6 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
     final LookupRouteHandler handler =
         new LookupRouteHandler(
             index, tokenizer, context.engine().getBlockSize(), metrics, System::nanoTime);
-    context.indexMetricSource().bind(index);
     service = new InferenceCacheService(index, handler, metrics, System::nanoTime, context.feed());
     final GrpcServerConfig.Builder cfg =
         GrpcServerConfig.builder()

@@ -79,7 +79,19 @@ public enum MetricFamily {
       "inferencecache_ingest_updates_dropped",
       Collector.Type.COUNTER,
       "ReportCacheState updates dropped whole; the rest of the stream was ingested.",
-      "reason");
+      "reason"),
+  INDEX_STORAGE_ENTRIES(
+      "inferencecache_index_storage_entries",
+      Collector.Type.GAUGE,
+      "Storage entries in the index (reserved probe tenant excluded)."),
+  INDEX_OFF_HEAP_BYTES(
+      "inferencecache_index_off_heap_bytes",
+      Collector.Type.GAUGE,
+      "Off-heap bytes of the prefix map and LFU counters."),
+  INDEX_DROPPED_FULL(
+      "inferencecache_index_dropped_full",
+      Collector.Type.COUNTER,
+      "Entries dropped at ingest because no room could be made in the index.");
 
   /** Buckets of {@link #LOOKUP_ROUTE_LATENCY}, seconds. */
   public static final double[] LATENCY_BUCKETS = {
