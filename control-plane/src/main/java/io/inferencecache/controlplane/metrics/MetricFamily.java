@@ -69,7 +69,29 @@ public enum MetricFamily {
   GRPC_CALLS_SHED(
       "inferencecache_grpc_calls_shed",
       Collector.Type.COUNTER,
-      "gRPC calls shed under overload (LookupRoute answered NO_HINT, others RESOURCE_EXHAUSTED).");
+      "gRPC calls shed under overload (LookupRoute answered NO_HINT, others RESOURCE_EXHAUSTED)."),
+  INGEST_ENTRIES_DROPPED(
+      "inferencecache_ingest_entries_dropped",
+      Collector.Type.COUNTER,
+      "ReportCacheState entries dropped for a defect; the rest of the update was ingested.",
+      "reason"),
+  INGEST_UPDATES_DROPPED(
+      "inferencecache_ingest_updates_dropped",
+      Collector.Type.COUNTER,
+      "ReportCacheState updates dropped whole; the rest of the stream was ingested.",
+      "reason"),
+  INDEX_STORAGE_ENTRIES(
+      "inferencecache_index_storage_entries",
+      Collector.Type.GAUGE,
+      "Storage entries in the index (reserved probe tenant excluded)."),
+  INDEX_OFF_HEAP_BYTES(
+      "inferencecache_index_off_heap_bytes",
+      Collector.Type.GAUGE,
+      "Off-heap bytes of the prefix map and LFU counters."),
+  INDEX_DROPPED_FULL(
+      "inferencecache_index_dropped_full",
+      Collector.Type.COUNTER,
+      "Entries dropped at ingest because no room could be made in the index.");
 
   /** Buckets of {@link #LOOKUP_ROUTE_LATENCY}, seconds. */
   public static final double[] LATENCY_BUCKETS = {

@@ -47,6 +47,7 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   private volatile boolean zeroCopyBound;
   private final ZeroCopyLookupRoute zeroCopy;
   private final StreamingFeeds feeds;
+  private final IngestRules ingestRules;
   private final java.util.Set<ProtoCall> protoWatched =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final Thread protoWatchdog;
@@ -95,6 +96,7 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     this.nanoTime = nanoTime;
     this.metrics = metrics;
     this.feeds = feeds;
+    this.ingestRules = new IngestRules(nanoTime);
     this.zeroCopy =
         new ZeroCopyLookupRoute(
             index,
@@ -116,6 +118,11 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     zeroCopy.close();
     protoWatchdogRunning = false;
     protoWatchdog.interrupt();
+  }
+
+  /** What ReportCacheState drops, and its counters. */
+  public IngestRules ingestRules() {
+    return ingestRules;
   }
 
   /** The zero-copy LookupRoute path (for in-process benchmarks). */
@@ -338,9 +345,10 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
 
   /**
    * ReportCacheState: each update is ingested as it arrives (the next message is requested only
-   * after, so gRPC flow control slows a producer that outpaces ingest); Ack on half-close; a
-   * message that cannot be ingested ends the call with INVALID_ARGUMENT naming the field, keeping
-   * what was accepted before it.
+   * after, so gRPC flow control slows a producer that outpaces ingest); Ack on half-close. {@link
+   * IngestRules} decides what a defect costs: a bad entry or update is dropped and counted and the
+   * stream goes on; only a message that is not a valid CacheStateUpdate ends the call with
+   * INVALID_ARGUMENT naming the field, keeping what was accepted before it.
    */
   private StreamObserver<IngestMessage> reportValidated(final StreamObserver<Ack> out) {
     return new StreamObserver<>() {
@@ -351,19 +359,16 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
         if (failed) {
           return;
         }
-        String error = m.error();
-        if (error == null) {
-          error = IngestMapper.validate(m.update());
-        }
-        if (error != null) {
+        if (m.error() != null) {
           failed = true;
-          out.onError(Status.INVALID_ARGUMENT.withDescription(error).asRuntimeException());
+          out.onError(Status.INVALID_ARGUMENT.withDescription(m.error()).asRuntimeException());
           return;
         }
-        if (CacheIndex.RESERVED_TENANT.equals(m.update().getTenantId())) {
-          return; // the reserved probe tenant is never ingested over gRPC
+        final io.inferencecache.engine.IngestUpdate admitted = ingestRules.admit(m.update());
+        if (admitted == null) {
+          return;
         }
-        index.ingest(IngestMapper.toIngest(m.update()));
+        index.ingest(admitted);
         if (feeds != null) {
           feeds.onIngested(m.update());
         }
