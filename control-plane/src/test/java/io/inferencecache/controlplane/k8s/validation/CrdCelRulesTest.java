@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.inferencecache.controlplane.k8s.model.CacheBackend;
+import io.inferencecache.controlplane.k8s.model.CachePolicy;
 import io.inferencecache.controlplane.k8s.model.CrdKind;
 import io.inferencecache.controlplane.k8s.validation.CrdCelRules.Violation;
 import java.util.List;
@@ -49,20 +51,20 @@ class CrdCelRulesTest {
   private static final List<Case> CASES =
       List.of(
           new Case(
-              CrdKind.ALL.get(1),
+              CachePolicy.CRD,
               "spec",
               "spec: {strategy: {enableChainMatching: true, requireChain: true}}",
               List.of("spec: {strategy: {enableChainMatching: false, requireChain: true}}"),
               "strategy.requireChain requires strategy.enableChainMatching"),
           new Case(
-              CrdKind.ALL.get(0),
+              CacheBackend.CRD,
               "spec.lmCache.podLocal.server.l1Capacity",
               POD_LOCAL.formatted("8Gi"),
               List.of(
                   POD_LOCAL.formatted("'0'"), POD_LOCAL.formatted("0"), POD_LOCAL.formatted("0Gi")),
               "l1Capacity must be greater than zero"),
           new Case(
-              CrdKind.ALL.get(0),
+              CacheBackend.CRD,
               "spec.lmCache.nodeLocal.server.l1Capacity",
               NODE_LOCAL.formatted("512Mi"),
               List.of(NODE_LOCAL.formatted("'0'"), NODE_LOCAL.formatted("0")),
@@ -100,7 +102,7 @@ class CrdCelRulesTest {
 
   @Test
   void requireChainAloneIsAcceptedAndTheRuleSkipsAnAbsentStrategy() throws Exception {
-    CrdCelRules rules = CrdCelRules.forKind(CrdKind.ALL.get(1));
+    CrdCelRules rules = CrdCelRules.forKind(CachePolicy.CRD);
     assertThat(rules.validate(object("spec: {strategy: {requireChain: true}}"))).isEmpty();
     assertThat(rules.validate(object("spec: {strategy: {enableChainMatching: false}}"))).isEmpty();
     assertThat(rules.validate(object("spec: {}"))).isEmpty();
@@ -108,7 +110,7 @@ class CrdCelRulesTest {
 
   @Test
   void anAbsentL1CapacityRunsNoRule() throws Exception {
-    CrdCelRules rules = CrdCelRules.forKind(CrdKind.ALL.get(0));
+    CrdCelRules rules = CrdCelRules.forKind(CacheBackend.CRD);
     assertThat(rules.validate(object("spec: {runtime: VLLM, lmCache: {topology: PodLocal}}")))
         .isEmpty();
   }
