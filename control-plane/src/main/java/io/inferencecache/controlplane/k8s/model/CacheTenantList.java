@@ -1,0 +1,8 @@
+package io.inferencecache.controlplane.k8s.model;
+
+/** A list of {@link CacheTenant}. */
+public final class CacheTenantList extends CustomResourceList<CacheTenant> {
+  public CacheTenantList() {
+    super("CacheTenantList");
+  }
+}
