@@ -1,9 +1,9 @@
 package io.inferencecache.controlplane.cli;
 
 import io.inferencecache.controlplane.core.StartupException;
-import io.inferencecache.service.subscriber.InvalidConfigException;
-import io.inferencecache.service.subscriber.KvEventSubscriber;
-import io.inferencecache.service.subscriber.SubscriberConfig;
+import io.inferencecache.subscriber.KvEventSubscriber;
+import io.inferencecache.subscriber.config.InvalidConfigException;
+import io.inferencecache.subscriber.config.SubscriberConfig;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
