@@ -156,7 +156,7 @@ class GrpcUpdateSinkIT {
     assertThat(state.getReplicas(0).getReplicaId()).isEqualTo(REPLICA);
     assertThat(state.getReplicas(0).getHitRate()).isEqualTo(0.25f);
     assertThat(state.getReplicas(0).getT2QueryTokens()).isEqualTo(9);
-    assertThat(sink.statsSent()).isEqualTo(1);
+    assertThat(sink.counters().statsSent()).isEqualTo(1);
 
     engine.publishAllBlocksCleared();
     await().atMost(WAIT).until(() -> server.index.totalEntries() == 0);
@@ -164,16 +164,20 @@ class GrpcUpdateSinkIT {
     assertThat(server.cacheState(TENANT, MODEL).getReplicasList()).isEmpty();
 
     // Stores over many windows go out on one stream.
-    final long streams = sink.streamsOpened();
+    final long streams = sink.counters().streamsOpened();
     for (int i = 0; i < 5; i++) {
       publishAndAwaitReport(storedBatch(0xF000L + 16 * i, 1000 + 100 * i, 2));
     }
     await().atMost(WAIT).until(() -> server.index.totalEntries() == 10);
-    assertThat(sink.streamsOpened() - streams).isEqualTo(1);
-    assertThat(sink.updatesSent()).isEqualTo(6);
-    assertThat(sink.eventsSent()).isEqualTo(2);
-    assertThat(sink.updatesDropped() + sink.eventsDropped() + sink.updatesUnconfirmed()).isZero();
-    assertThat(sink.resyncs()).isZero();
+    assertThat(sink.counters().streamsOpened() - streams).isEqualTo(1);
+    assertThat(sink.counters().updatesSent()).isEqualTo(6);
+    assertThat(sink.counters().eventsSent()).isEqualTo(2);
+    assertThat(
+            sink.counters().updatesDropped()
+                + sink.counters().eventsDropped()
+                + sink.counters().updatesUnconfirmed())
+        .isZero();
+    assertThat(sink.counters().resyncs()).isZero();
   }
 
   @Test
@@ -221,19 +225,19 @@ class GrpcUpdateSinkIT {
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(sink.resyncs()).isEqualTo(1);
+              assertThat(sink.counters().resyncs()).isEqualTo(1);
               assertThat(sink.queuedOps()).isZero();
               assertThat(server.index.totalEntries()).isEqualTo(3 + 4);
             });
     assertThat(holds(0) && holds(1) && holds(2)).isTrue();
     assertThat(holds(3)).isFalse();
     assertThat(matched(Msgpack.tokens(5000, 64))).isEqualTo(64);
-    assertThat(sink.updatesDropped()).isZero();
-    assertThat(sink.eventsDropped()).isZero();
-    assertThat(sink.reconnects()).isGreaterThanOrEqualTo(1);
+    assertThat(sink.counters().updatesDropped()).isZero();
+    assertThat(sink.counters().eventsDropped()).isZero();
+    assertThat(sink.counters().reconnects()).isGreaterThanOrEqualTo(1);
     // The open stream broke with the first batch unconfirmed: the replica was resynced.
-    assertThat(sink.updatesUnconfirmed()).isEqualTo(1);
-    assertThat(sink.resyncs()).isEqualTo(1);
+    assertThat(sink.counters().updatesUnconfirmed()).isEqualTo(1);
+    assertThat(sink.counters().resyncs()).isEqualTo(1);
   }
 
   @Test
@@ -249,15 +253,15 @@ class GrpcUpdateSinkIT {
       publishAndAwaitReport(storedBatch(0xF000L + 16 * i, 10_000 * (i + 1), 4));
     }
     assertThat(sink.queuedUpdates()).isEqualTo(1);
-    assertThat(sink.updatesDropped()).isEqualTo(2);
-    assertThat(sink.entriesDropped()).isEqualTo(8);
+    assertThat(sink.counters().updatesDropped()).isEqualTo(2);
+    assertThat(sink.counters().entriesDropped()).isEqualTo(8);
 
     server.start(); // the same port
     await()
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(sink.resyncs()).isGreaterThanOrEqualTo(1);
+              assertThat(sink.counters().resyncs()).isGreaterThanOrEqualTo(1);
               assertThat(sink.queuedOps()).isZero();
               assertThat(server.index.totalEntries()).isEqualTo(16);
             });
@@ -265,7 +269,7 @@ class GrpcUpdateSinkIT {
     for (int i = 0; i < 3; i++) {
       assertThat(matched(Msgpack.tokens(10_000 * (i + 1), 64))).isEqualTo(64);
     }
-    assertThat(subscriber.reporter().sinkResyncs()).isEqualTo(sink.resyncs());
-    assertThat(sink.updatesDropped()).isEqualTo(2);
+    assertThat(subscriber.reporter().sinkResyncs()).isEqualTo(sink.counters().resyncs());
+    assertThat(sink.counters().updatesDropped()).isEqualTo(2);
   }
 }
