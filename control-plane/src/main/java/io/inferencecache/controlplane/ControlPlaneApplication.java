@@ -10,7 +10,6 @@ import io.inferencecache.controlplane.auth.BearerAuthenticator;
 import io.inferencecache.controlplane.auth.TokenCache;
 import io.inferencecache.controlplane.auth.TokenReviewer;
 import io.inferencecache.controlplane.config.AuthSettings;
-import io.inferencecache.controlplane.core.BindAddress;
 import io.inferencecache.controlplane.core.GrpcContext;
 import io.inferencecache.controlplane.core.GrpcLifecycle;
 import io.inferencecache.controlplane.core.GrpcLifecycleFactory;
@@ -34,6 +33,8 @@ import io.inferencecache.controlplane.resources.MetricsEndpoint;
 import io.inferencecache.controlplane.resources.PolicyEndpoint;
 import io.inferencecache.controlplane.resources.ProbeEndpoint;
 import io.inferencecache.controlplane.resources.SnapshotEndpoint;
+import io.inferencecache.service.server.GrpcServerConfig;
+import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
@@ -100,9 +101,7 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
     final io.inferencecache.service.feeds.IndexMetricSource indexMetricSource =
         new io.inferencecache.service.feeds.IndexMetricSource();
     final io.inferencecache.service.feeds.IndexChangeFeed changeFeed =
-        io.inferencecache.service.feeds.IndexChangeFeed.builder()
-            .metricSource(indexMetricSource)
-            .build();
+        config.getFeeds().build(indexMetricSource);
     final IndexLifecycle index =
         new IndexLifecycle(
             config
@@ -110,7 +109,8 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
                 .toIndexConfig(
                     io.inferencecache.engine.IndexListeners.compose(
                         new IndexMetrics(registry), indexMetricSource, changeFeed)));
-    final BindAddress grpcAddress = BindAddress.parse(config.getListeners().getGrpc());
+    final BindAddress grpcAddress =
+        BindAddress.parse(GrpcServerConfig.BIND_ADDRESS_FLAG, config.getListeners().getGrpc());
     final GrpcManaged grpc =
         new GrpcManaged(
             grpcFactory,

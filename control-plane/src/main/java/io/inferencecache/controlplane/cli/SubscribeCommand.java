@@ -40,6 +40,20 @@ public final class SubscribeCommand implements Callable<Integer> {
   String server = SubscriberConfig.SERVER_DEFAULT;
 
   @Option(
+      names = "--server-buffer-updates",
+      paramLabel = "N",
+      description =
+          "Updates and events held while the server is unreachable; more are dropped and the"
+              + " replica resynced (default ${DEFAULT-VALUE}).")
+  int serverBufferUpdates = SubscriberConfig.SERVER_BUFFER_UPDATES_DEFAULT;
+
+  @Option(
+      names = "--server-buffer-entries",
+      paramLabel = "N",
+      description = "Prefix entries held in those updates (default ${DEFAULT-VALUE}).")
+  int serverBufferEntries = SubscriberConfig.SERVER_BUFFER_ENTRIES_DEFAULT;
+
+  @Option(
       names = "--replica-id",
       paramLabel = "ID",
       description = "This engine replica's id (required).")
@@ -129,6 +143,8 @@ public final class SubscribeCommand implements Callable<Integer> {
               .engineEndpoint(engineEndpoint)
               .topic(topic)
               .server(server)
+              .serverBufferUpdates(serverBufferUpdates)
+              .serverBufferEntries(serverBufferEntries)
               .replicaId(replicaId)
               .modelId(modelId)
               .tenantId(tenantId)
