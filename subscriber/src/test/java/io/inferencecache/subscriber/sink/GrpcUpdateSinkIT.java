@@ -12,6 +12,7 @@ import io.inferencecache.subscriber.decode.StatsSample;
 import io.inferencecache.subscriber.fake.FakeEngine;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -73,15 +74,23 @@ class GrpcUpdateSinkIT {
    */
   private boolean subscriberReceives(final Duration within) throws InterruptedException {
     engine.awaitSubscriber(Duration.ofSeconds(1));
-    final long deadline = System.nanoTime() + within.toNanos();
-    while (subscriber.source().messagesReceived() == 0) {
-      if (System.nanoTime() - deadline > 0) {
-        return false;
-      }
-      engine.publishBlockRemoved(0xDEADL);
-      Thread.sleep(50);
+    try {
+      await()
+          .pollInSameThread() // the engine's socket: this thread only
+          .pollInterval(Duration.ofMillis(50))
+          .atMost(within)
+          .until(
+              () -> {
+                if (subscriber.source().messagesReceived() > 0) {
+                  return true;
+                }
+                engine.publishBlockRemoved(0xDEADL);
+                return false;
+              });
+      return true;
+    } catch (ConditionTimeoutException e) {
+      return false;
     }
-    return true;
   }
 
   @AfterEach
