@@ -10,7 +10,6 @@ import io.inferencecache.controlplane.auth.BearerAuthenticator;
 import io.inferencecache.controlplane.auth.TokenCache;
 import io.inferencecache.controlplane.auth.TokenReviewer;
 import io.inferencecache.controlplane.config.AuthSettings;
-import io.inferencecache.controlplane.core.BindAddress;
 import io.inferencecache.controlplane.core.GrpcContext;
 import io.inferencecache.controlplane.core.GrpcLifecycle;
 import io.inferencecache.controlplane.core.GrpcLifecycleFactory;
@@ -35,6 +34,8 @@ import io.inferencecache.controlplane.resources.MetricsEndpoint;
 import io.inferencecache.controlplane.resources.PolicyEndpoint;
 import io.inferencecache.controlplane.resources.ProbeEndpoint;
 import io.inferencecache.controlplane.resources.SnapshotEndpoint;
+import io.inferencecache.service.server.GrpcServerConfig;
+import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
@@ -102,9 +103,7 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
     // StreamCacheEvents / StreamMetrics: every index change, and every inferencecache_* sample
     // of /metrics (the same collector output, so the two never disagree).
     final io.inferencecache.service.feeds.IndexChangeFeed changeFeed =
-        io.inferencecache.service.feeds.IndexChangeFeed.builder()
-            .metricSource(new PrometheusMetricSource(exposition))
-            .build();
+        config.getFeeds().build(new PrometheusMetricSource(exposition));
     final IndexLifecycle index =
         new IndexLifecycle(
             config
@@ -112,7 +111,8 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
                 .toIndexConfig(
                     io.inferencecache.engine.IndexListeners.compose(indexMetrics, changeFeed)));
     indexMetrics.totals(() -> index.isReady() ? index.get() : null);
-    final BindAddress grpcAddress = BindAddress.parse(config.getListeners().getGrpc());
+    final BindAddress grpcAddress =
+        BindAddress.parse(GrpcServerConfig.BIND_ADDRESS_FLAG, config.getListeners().getGrpc());
     final GrpcManaged grpc =
         new GrpcManaged(
             grpcFactory,

@@ -43,27 +43,12 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
         new LookupRouteHandler(
             index, tokenizer, context.engine().getBlockSize(), metrics, System::nanoTime);
     service = new InferenceCacheService(index, handler, metrics, System::nanoTime, context.feed());
-    final GrpcServerConfig.Builder cfg =
-        GrpcServerConfig.builder()
-            .bindAddress(context.address().toString())
-            .maxInboundMessageSize((int) context.grpc().getMaxInboundMessageSize().toBytes())
-            .maxConcurrentCallsPerConnection(context.grpc().getMaxConcurrentCallsPerConnection())
-            .shutdownDrainTimeout(
-                java.time.Duration.ofMillis(context.grpc().getDrainTimeout().toMilliseconds()))
-            .handshakeTimeout(
-                java.time.Duration.ofMillis(context.grpc().getHandshakeTimeout().toMilliseconds()))
-            .maxConnectionIdle(
-                java.time.Duration.ofMillis(context.grpc().getMaxConnectionIdle().toMilliseconds()))
-            .maxConnections(context.grpc().getMaxConnections())
-            .maxQueueDelay(
-                java.time.Duration.ofMillis(context.grpc().getMaxQueueDelay().toMilliseconds()))
-            .tlsCertFile(context.tls().getCertFile())
-            .tlsKeyFile(context.tls().getKeyFile());
-    if (context.grpc().getExecutorThreads() > 0) {
-      cfg.executorThreads(context.grpc().getExecutorThreads());
-    }
+    final GrpcServerConfig cfg =
+        context
+            .grpc()
+            .build(context.address(), context.tls().getCertFile(), context.tls().getKeyFile());
     final GrpcServer s =
-        GrpcServer.builder(cfg.build())
+        GrpcServer.builder(cfg)
             .addService(service.definition(true))
             .onShed(service::answerShed) // a shed LookupRoute is NO_HINT with OK, never an error
             .build();
