@@ -38,12 +38,14 @@ class ZeroCopyCallPoolTest {
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final CountDownLatch left = new CountDownLatch(1);
-        h.handler.indexHook(
-            () -> {
-              entered.countDown();
-              release.await(5, TimeUnit.SECONDS);
-              left.countDown();
-            });
+        h.handler
+            .router()
+            .indexHook(
+                () -> {
+                  entered.countDown();
+                  release.await(5, TimeUnit.SECONDS);
+                  left.countDown();
+                });
         final ListenableFuture<LookupRouteResponse> call =
             h.futureStub.lookupRoute(Fixtures.request().setPrefixHash(Fixtures.hash(1, 1)).build());
         assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
@@ -53,7 +55,7 @@ class ZeroCopyCallPoolTest {
         assertThat(left.await(5, TimeUnit.SECONDS)).isTrue();
         Thread.sleep(20); // the handler finishes its answer
       }
-      h.handler.indexHook(null);
+      h.handler.router().indexHook(null);
       for (int i = 0; i < 20; i++) {
         assertThat(h.stub.lookupRoute(Fixtures.request().build()).getReasonCode())
             .isEqualTo("NO_HINT");
