@@ -94,6 +94,16 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     watchdog.close();
   }
 
+  /** The one deadline watchdog of both LookupRoute paths (for tests). */
+  DeadlineWatchdog watchdog() {
+    return watchdog;
+  }
+
+  /** Live pooled calls of the protobuf path (for tests). */
+  int protoTrackedCalls() {
+    return protoCalls.tracked();
+  }
+
   /** The zero-copy LookupRoute path (for in-process benchmarks). */
   public ZeroCopyLookupRoute zeroCopy() {
     return zeroCopy;

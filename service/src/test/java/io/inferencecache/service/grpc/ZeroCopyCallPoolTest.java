@@ -6,6 +6,7 @@ import com.google.common.util.concurrent.ListenableFuture;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -21,6 +22,32 @@ class ZeroCopyCallPoolTest {
 
   static int tracked(final ServiceHarness h) {
     return h.service.zeroCopy().trackedCalls();
+  }
+
+  @Test
+  void bothPathsShareOneWatchdogAndPoolTheirCalls() throws Exception {
+    try (ServiceHarness h = new ServiceHarness(new ServiceHarness.Options())) {
+      assertThat(h.service.zeroCopy().watchdog()).isSameAs(h.service.watchdog());
+      for (int i = 0; i < 50; i++) {
+        h.service.lookupRoute(Fixtures.request().build(), new StreamRecorder());
+      }
+      assertThat(h.service.protoTrackedCalls())
+          .as("sequential protobuf-path calls reuse one pooled call")
+          .isEqualTo(1);
+    }
+  }
+
+  /** Collects nothing: the protobuf path's response is not under test here. */
+  private static final class StreamRecorder
+      implements io.grpc.stub.StreamObserver<LookupRouteResponse> {
+    @Override
+    public void onNext(final LookupRouteResponse value) {}
+
+    @Override
+    public void onError(final Throwable t) {}
+
+    @Override
+    public void onCompleted() {}
   }
 
   @ParameterizedTest
