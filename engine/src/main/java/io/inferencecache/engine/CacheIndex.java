@@ -63,6 +63,7 @@ public final class CacheIndex implements AutoCloseable {
   private final IndexConfig config;
   private final EpochNanoClock clock;
   private final TenantPolicies policies;
+  private final boolean policiesFromStore;
   private final io.inferencecache.engine.policy.PolicyStore policyStore;
   private final IndexListener listener;
   private final File file;
@@ -106,10 +107,9 @@ public final class CacheIndex implements AutoCloseable {
     this.file = config.persistenceFile();
     this.reservedTenantId = dict.intern(RESERVED_TENANT);
     this.policyStore = new io.inferencecache.engine.policy.PolicyStore(dict::intern);
+    this.policiesFromStore = config.policies() == TenantPolicies.DEFAULTS;
     this.policies =
-        config.policies() == TenantPolicies.DEFAULTS
-            ? new PolicyBackedTenantPolicies(policyStore)
-            : config.policies();
+        policiesFromStore ? new PolicyBackedTenantPolicies(policyStore) : config.policies();
     this.reserved =
         PrefixStore.inMemory(
             "inference-cache-reserved", config.reservedCapacity(), config.averageHashBytes(), 1.0);
@@ -487,9 +487,9 @@ public final class CacheIndex implements AutoCloseable {
 
   /**
    * The index part of LookupRoute (§2.9 step 11): PREFIX_MATCH, the TENANT_HOT fallback on exact
-   * misses, or the miss classification (cold start, UNKNOWN_TENANT/MODEL/HASH_SCHEME). Handler
-   * gates (floors, policy switches, deadlines) are the caller's; see {@link
-   * LookupResult#retainMatchedAtLeast} and {@link #creditDelivered}.
+   * misses, or the miss classification (cold start, UNKNOWN_TENANT/MODEL/HASH_SCHEME). The whole
+   * LookupRoute decision (policy gates, deadlines, affinity, LFU credit) is {@link LookupRouter}'s;
+   * this is its index step on its own, for probes and benchmarks.
    */
   public void lookupRoute(final LookupRequest request, final LookupResult result) {
     lookups.lookupRoute(request, result);
@@ -1625,6 +1625,15 @@ public final class CacheIndex implements AutoCloseable {
 
   TenantPolicies policies() {
     return policies;
+  }
+
+  /** Whether {@link #policies()} reads {@link #policyStore()} (no policies from the config). */
+  boolean policiesFromStore() {
+    return policiesFromStore;
+  }
+
+  Lookups lookups() {
+    return lookups;
   }
 
   EpochNanoClock clock() {

@@ -1,6 +1,10 @@
-package io.inferencecache.service.lookup;
+package io.inferencecache.engine;
 
-/** The reason-code vocabulary (strings, not an enum: clients treat unknown codes as no-hint). */
+/**
+ * The reason codes of a LookupRouteResponse (strings, not an enum: clients treat a code they do not
+ * know as no hint). {@link LookupRouter} is the only producer; {@link Outcome} maps the index's
+ * conclusions onto the same strings.
+ */
 public final class ReasonCodes {
   public static final String PREFIX_MATCH = "PREFIX_MATCH";
   public static final String TENANT_HOT = "TENANT_HOT";
