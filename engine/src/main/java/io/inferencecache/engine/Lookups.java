@@ -11,7 +11,12 @@ import io.inferencecache.engine.internal.StatsTable;
 import io.inferencecache.engine.internal.StringDictionary;
 import io.inferencecache.engine.internal.TenantModelState;
 
-/** The read path of {@link CacheIndex} (§2.5–2.8, §2.9 step 11). Allocation-free, lock-free. */
+/**
+ * The read path of {@link CacheIndex} (docs/behaviour.md#lookup-walk and docs/behaviour.md#scores
+ * and docs/behaviour.md#tenant-hot and docs/behaviour.md#affinity and
+ * docs/behaviour.md#lookup-route and docs/behaviour.md#miss-classification). Allocation-free,
+ * lock-free.
+ */
 final class Lookups {
   private final CacheIndex index;
   private final StringDictionary dict;
@@ -23,7 +28,10 @@ final class Lookups {
     this.cfg = index.config();
   }
 
-  /** Plain lookup (§2.5): the scored holders, no fallback, no classification. */
+  /**
+   * Plain lookup (docs/behaviour.md#lookup-walk): the scored holders, no fallback, no
+   * classification.
+   */
   void lookup(final LookupRequest q, final LookupResult r) {
     r.clear();
     if (q.scheme.isEmpty()) {
@@ -55,7 +63,10 @@ final class Lookups {
     r.outcome = r.size > 0 ? Outcome.PREFIX_MATCH : Outcome.NONE;
   }
 
-  /** The index part of LookupRoute (§2.9 step 11), resolving the tenant and model itself. */
+  /**
+   * The index part of LookupRoute (docs/behaviour.md#lookup-route and
+   * docs/behaviour.md#miss-classification), resolving the tenant and model itself.
+   */
   void lookupRoute(final LookupRequest q, final LookupResult r) {
     if (q.tenant.isEmpty() || q.model.isEmpty() || q.scheme.isEmpty()) {
       r.clear();
@@ -357,7 +368,7 @@ final class Lookups {
     return dict.compare(r.replica[a], r.replica[b]) < 0;
   }
 
-  /** AFFINITY_HINT candidate (§2.8), or -1. */
+  /** AFFINITY_HINT candidate (docs/behaviour.md#affinity), or -1. */
   int affinityHint(final LookupRequest q, final byte[] seedDigest) {
     if (q.scheme.isEmpty()) {
       return -1;

@@ -11,7 +11,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Start, readiness, close and configuration defaults (spec §2.2; checklist 66, 67). */
+/**
+ * Start, readiness, close and configuration defaults (docs/behaviour.md#defaults; checklist 66,
+ * 67).
+ */
 class LifecycleTest extends IndexTestSupport {
 
   @Test

@@ -4,9 +4,9 @@ import io.prometheus.client.Collector;
 import java.util.List;
 
 /**
- * The catalogue of the server's own series (spec §7): Prometheus name, type, help and label names
- * (sorted, as client_golang writes them). Counters are named without {@code _total} here, as
- * simpleclient's text writer adds it.
+ * The catalogue of the server's own series (docs/behaviour.md#metrics): Prometheus name, type, help
+ * and label names (sorted, as client_golang writes them). Counters are named without {@code _total}
+ * here, as simpleclient's text writer adds it.
  */
 public enum MetricFamily {
   SERVER_UP("inferencecache_server_up", Collector.Type.GAUGE, "1 while the server runs, 0 after."),

@@ -19,11 +19,11 @@ import java.util.concurrent.atomic.LongAdder;
  *   <tr><th>name</th><th>type</th><th>labels</th><th>source</th></tr>
  *   <tr><td>{@value #INDEX_ENTRIES}</td><td>gauge</td><td>model</td>
  *       <td>distinct prefix keys per model, reserved tenant excluded; drained models stay at 0
- *       (spec §7)</td></tr>
+ *       (docs/behaviour.md#metrics)</td></tr>
  *   <tr><td>{@value #INDEX_EVICTIONS}</td><td>counter</td><td>algorithm, reason</td>
- *       <td>storage entries evicted by cap or TTL (spec §7)</td></tr>
+ *       <td>storage entries evicted by cap or TTL (docs/behaviour.md#metrics)</td></tr>
  *   <tr><td>{@value #TENANT_EVICTIONS}</td><td>counter</td><td>tenant_id, reason</td>
- *       <td>prefix keys dropped by tenant quotas (spec §7)</td></tr>
+ *       <td>prefix keys dropped by tenant quotas (docs/behaviour.md#metrics)</td></tr>
  *   <tr><td>{@value #STORAGE_ENTRIES}</td><td>gauge</td><td></td>
  *       <td>storage entries, reserved tenant excluded (bound only)</td></tr>
  *   <tr><td>{@value #OFF_HEAP_BYTES}</td><td>gauge</td><td></td>

@@ -66,8 +66,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * ReportCacheState, PublishEvent, GetCacheState and the stub RPCs over gRPC (spec §1.2, §1.5,
- * §2.10, §3.1, §3.2).
+ * ReportCacheState, PublishEvent, GetCacheState and the stub RPCs over gRPC (docs/behaviour.md#rpcs
+ * and docs/behaviour.md#probe-tenant, docs/behaviour.md#get-cache-state and
+ * docs/behaviour.md#ingest and docs/behaviour.md#events).
  */
 @Timeout(60)
 class InferenceCacheIngestTest {

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class PositionalIndexTest {
-  /** Spec §2.3 golden vectors: tokens 1..32, block size 16. */
+  /** docs/behaviour.md#fingerprint golden vectors: tokens 1..32, block size 16. */
   private static final long GOLDEN_1 = Long.parseUnsignedLong("16863443419780771464");
 
   private static final long GOLDEN_2 = Long.parseUnsignedLong("12466389667045779788");
