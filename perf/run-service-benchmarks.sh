@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3 §5, service level: (1) the LookupRoute paths in process — zero-copy vs default protobuf,
+# Service level: (1) the LookupRoute paths in process — zero-copy vs default protobuf,
 # latency and gc.alloc.rate.norm in one JMH run, plus the exact per-call allocation probe; (2) the
 # grpc-netty server stack over loopback — LookupRoute beside Health/Check (the empty unary RPC) on
 # the same server, closed loop at 1/16/64 then open loop at half the best LookupRoute throughput.

@@ -10,7 +10,6 @@ import io.inferencecache.controlplane.auth.BearerAuthenticator;
 import io.inferencecache.controlplane.auth.TokenCache;
 import io.inferencecache.controlplane.auth.TokenReviewer;
 import io.inferencecache.controlplane.config.AuthSettings;
-import io.inferencecache.controlplane.core.BindAddress;
 import io.inferencecache.controlplane.core.GrpcContext;
 import io.inferencecache.controlplane.core.GrpcLifecycle;
 import io.inferencecache.controlplane.core.GrpcLifecycleFactory;
@@ -23,6 +22,7 @@ import io.inferencecache.controlplane.metrics.AuthMetrics;
 import io.inferencecache.controlplane.metrics.IndexMetrics;
 import io.inferencecache.controlplane.metrics.MetricFamily;
 import io.inferencecache.controlplane.metrics.PrometheusExposition;
+import io.inferencecache.controlplane.metrics.PrometheusMetricSource;
 import io.inferencecache.controlplane.metrics.RouteMetrics;
 import io.inferencecache.controlplane.metrics.ServerMetrics;
 import io.inferencecache.controlplane.probe.Prober;
@@ -34,6 +34,8 @@ import io.inferencecache.controlplane.resources.MetricsEndpoint;
 import io.inferencecache.controlplane.resources.PolicyEndpoint;
 import io.inferencecache.controlplane.resources.ProbeEndpoint;
 import io.inferencecache.controlplane.resources.SnapshotEndpoint;
+import io.inferencecache.service.server.GrpcServerConfig;
+import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
@@ -96,21 +98,21 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
     serverMetrics.up(false);
     serverMetrics.tlsEnabled(config.getTls().enabled());
     final RouteMetrics routeMetrics = new RouteMetrics(registry);
-    // StreamCacheEvents / StreamMetrics: every index change, and the index's own numbers.
-    final io.inferencecache.service.feeds.IndexMetricSource indexMetricSource =
-        new io.inferencecache.service.feeds.IndexMetricSource();
+    final IndexMetrics indexMetrics = new IndexMetrics(registry);
+    final PrometheusExposition exposition = new PrometheusExposition(registry);
+    // StreamCacheEvents / StreamMetrics: every index change, and every inferencecache_* sample
+    // of /metrics (the same collector output, so the two never disagree).
     final io.inferencecache.service.feeds.IndexChangeFeed changeFeed =
-        io.inferencecache.service.feeds.IndexChangeFeed.builder()
-            .metricSource(indexMetricSource)
-            .build();
+        config.getFeeds().build(new PrometheusMetricSource(exposition));
     final IndexLifecycle index =
         new IndexLifecycle(
             config
                 .getIndex()
                 .toIndexConfig(
-                    io.inferencecache.engine.IndexListeners.compose(
-                        new IndexMetrics(registry), indexMetricSource, changeFeed)));
-    final BindAddress grpcAddress = BindAddress.parse(config.getListeners().getGrpc());
+                    io.inferencecache.engine.IndexListeners.compose(indexMetrics, changeFeed)));
+    indexMetrics.totals(() -> index.isReady() ? index.get() : null);
+    final BindAddress grpcAddress =
+        BindAddress.parse(GrpcServerConfig.BIND_ADDRESS_FLAG, config.getListeners().getGrpc());
     final GrpcManaged grpc =
         new GrpcManaged(
             grpcFactory,
@@ -122,8 +124,7 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
                     config.getTls(),
                     config.getGrpc(),
                     config.getEngine(),
-                    changeFeed,
-                    indexMetricSource),
+                    changeFeed),
             serverMetrics);
     environment.lifecycle().manage(index);
     environment.lifecycle().manage(grpc);
@@ -131,6 +132,9 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
         () -> grpc.withServer(GrpcLifecycle::openConnections, 0L),
         () -> grpc.withServer(GrpcLifecycle::refusedConnections, 0L));
     serverMetrics.grpcCallsShed(() -> grpc.withServer(GrpcLifecycle::shedCalls, 0L));
+    serverMetrics.ingestDrops(
+        r -> grpc.withServer(s -> s.ingestEntriesDropped(r), 0L),
+        r -> grpc.withServer(s -> s.ingestUpdatesDropped(r), 0L));
 
     final Readiness readiness = new Readiness(index::isReady, grpc::serving);
     final ServerEvents events = new ServerEvents(readiness, serverMetrics, grpcAddress.toString());
@@ -174,7 +178,7 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
         Map.of(
             "/healthz", HealthEndpoints.healthz(),
             "/readyz", HealthEndpoints.readyz(readiness),
-            "/metrics", new MetricsEndpoint(new PrometheusExposition(registry)));
+            "/metrics", new MetricsEndpoint(exposition));
     final Map<String, Endpoint> snapshotEndpoints =
         Map.of(
             "/snapshot", Authentication.require(snapshotAuth, new SnapshotEndpoint(index)),

@@ -12,6 +12,7 @@ import io.dropwizard.request.logging.LogbackAccessRequestLogFactory;
 import io.dropwizard.util.Duration;
 import io.inferencecache.controlplane.config.AuthSettings;
 import io.inferencecache.controlplane.config.EngineSettings;
+import io.inferencecache.controlplane.config.FeedSettings;
 import io.inferencecache.controlplane.config.GrpcSettings;
 import io.inferencecache.controlplane.config.IndexSettings;
 import io.inferencecache.controlplane.config.KubernetesSettings;
@@ -40,6 +41,7 @@ public final class ControlPlaneConfiguration extends Configuration {
   @Valid @NotNull private IndexSettings index = new IndexSettings();
   @Valid @NotNull private GrpcSettings grpc = new GrpcSettings();
   @Valid @NotNull private KubernetesSettings kubernetes = new KubernetesSettings();
+  @Valid @NotNull private FeedSettings feeds = new FeedSettings();
 
   public ControlPlaneConfiguration() {
     setServerFactory(defaultServerFactory());
@@ -136,6 +138,16 @@ public final class ControlPlaneConfiguration extends Configuration {
   @JsonProperty
   public void setGrpc(final GrpcSettings v) {
     this.grpc = v;
+  }
+
+  @JsonProperty
+  public FeedSettings getFeeds() {
+    return feeds;
+  }
+
+  @JsonProperty
+  public void setFeeds(final FeedSettings v) {
+    this.feeds = v;
   }
 
   @JsonProperty

@@ -63,6 +63,7 @@ public final class CacheIndex implements AutoCloseable {
   private final IndexConfig config;
   private final EpochNanoClock clock;
   private final TenantPolicies policies;
+  private final boolean policiesFromStore;
   private final io.inferencecache.engine.policy.PolicyStore policyStore;
   private final IndexListener listener;
   private final File file;
@@ -106,10 +107,9 @@ public final class CacheIndex implements AutoCloseable {
     this.file = config.persistenceFile();
     this.reservedTenantId = dict.intern(RESERVED_TENANT);
     this.policyStore = new io.inferencecache.engine.policy.PolicyStore(dict::intern);
+    this.policiesFromStore = config.policies() == TenantPolicies.DEFAULTS;
     this.policies =
-        config.policies() == TenantPolicies.DEFAULTS
-            ? new PolicyBackedTenantPolicies(policyStore)
-            : config.policies();
+        policiesFromStore ? new PolicyBackedTenantPolicies(policyStore) : config.policies();
     this.reserved =
         PrefixStore.inMemory(
             "inference-cache-reserved", config.reservedCapacity(), config.averageHashBytes(), 1.0);
@@ -478,18 +478,20 @@ public final class CacheIndex implements AutoCloseable {
   // Reads (any thread, lock-free, allocation-free once the result object is warm)
 
   /**
-   * The plain lookup of §2.5 (used by the probe): the scored holders of the request's chain or
-   * exact key, best first, no fallback and no miss classification. Never credits LFU counters.
+   * The plain lookup of docs/behaviour.md#lookup-walk (used by the probe): the scored holders of
+   * the request's chain or exact key, best first, no fallback and no miss classification. Never
+   * credits LFU counters.
    */
   public void lookup(final LookupRequest request, final LookupResult result) {
     lookups.lookup(request, result);
   }
 
   /**
-   * The index part of LookupRoute (§2.9 step 11): PREFIX_MATCH, the TENANT_HOT fallback on exact
-   * misses, or the miss classification (cold start, UNKNOWN_TENANT/MODEL/HASH_SCHEME). Handler
-   * gates (floors, policy switches, deadlines) are the caller's; see {@link
-   * LookupResult#retainMatchedAtLeast} and {@link #creditDelivered}.
+   * The index part of LookupRoute (docs/behaviour.md#lookup-route and
+   * docs/behaviour.md#miss-classification): PREFIX_MATCH, the TENANT_HOT fallback on exact misses,
+   * or the miss classification (cold start, UNKNOWN_TENANT/MODEL/HASH_SCHEME). The whole
+   * LookupRoute decision (policy gates, deadlines, affinity, LFU credit) is {@link LookupRouter}'s;
+   * this is its index step on its own, for probes and benchmarks.
    */
   public void lookupRoute(final LookupRequest request, final LookupResult result) {
     lookups.lookupRoute(request, result);
@@ -762,9 +764,9 @@ public final class CacheIndex implements AutoCloseable {
   }
 
   /**
-   * Ingests one update (§2.4): upserts every prefix entry, stores the stats row, then enforces the
-   * tenant's quota and the global cap. Never throws for bad content: malformed chains and oversize
-   * hashes are skipped (and counted).
+   * Ingests one update (docs/behaviour.md#ingest): upserts every prefix entry, stores the stats
+   * row, then enforces the tenant's quota and the global cap. Never throws for bad content:
+   * malformed chains and oversize hashes are skipped (and counted).
    */
   public void ingest(final IngestUpdate u) {
     writeLock.lock();
@@ -899,7 +901,7 @@ public final class CacheIndex implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // Events
 
-  /** Applies one event (§3.2). Unknown types are ignored. */
+  /** Applies one event (docs/behaviour.md#events). Unknown types are ignored. */
   public void applyEvent(final IndexEvent e) {
     writeLock.lock();
     try {
@@ -1035,8 +1037,9 @@ public final class CacheIndex implements AutoCloseable {
   // TTL sweep
 
   /**
-   * Removes every storage entry and stats row older than its tenant's TTL (§4.1), one segment at a
-   * time (the writer lock is released between segments). Returns the storage entries removed.
+   * Removes every storage entry and stats row older than its tenant's TTL
+   * (docs/behaviour.md#eviction-ttl), one segment at a time (the writer lock is released between
+   * segments). Returns the storage entries removed.
    */
   public long sweepExpired() {
     final long[] removedLru = new long[1];
@@ -1396,7 +1399,10 @@ public final class CacheIndex implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // Aggregates
 
-  /** GetCacheState for (tenant, model) (§2.10); empty for the reserved tenant or unknown keys. */
+  /**
+   * GetCacheState for (tenant, model) (docs/behaviour.md#get-cache-state); empty for the reserved
+   * tenant or unknown keys.
+   */
   public CacheStateView cacheState(final String tenant, final String model) {
     final int t = dict.idOf(tenant);
     if (t == reservedTenantId) {
@@ -1441,8 +1447,8 @@ public final class CacheIndex implements AutoCloseable {
   }
 
   /**
-   * The {@code /snapshot} aggregate (§6.2). Walks the index once under the writer lock (ingest
-   * waits; lookups do not).
+   * The {@code /snapshot} aggregate (docs/behaviour.md#snapshot). Walks the index once under the
+   * writer lock (ingest waits; lookups do not).
    */
   public IndexSnapshot snapshot() {
     writeLock.lock();
@@ -1625,6 +1631,15 @@ public final class CacheIndex implements AutoCloseable {
 
   TenantPolicies policies() {
     return policies;
+  }
+
+  /** Whether {@link #policies()} reads {@link #policyStore()} (no policies from the config). */
+  boolean policiesFromStore() {
+    return policiesFromStore;
+  }
+
+  Lookups lookups() {
+    return lookups;
   }
 
   EpochNanoClock clock() {

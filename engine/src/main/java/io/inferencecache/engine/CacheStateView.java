@@ -3,8 +3,8 @@ package io.inferencecache.engine;
 import java.util.List;
 
 /**
- * GetCacheState for one (tenant, model) (§2.10): distinct prefix keys across schemes and adapters,
- * and every stats row sorted by replica id.
+ * GetCacheState for one (tenant, model) (docs/behaviour.md#get-cache-state): distinct prefix keys
+ * across schemes and adapters, and every stats row sorted by replica id.
  */
 public record CacheStateView(long totalPrefixes, List<ReplicaStatsRow> replicas) {
 

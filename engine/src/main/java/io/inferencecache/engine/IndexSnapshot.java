@@ -3,8 +3,8 @@ package io.inferencecache.engine;
 import java.util.List;
 
 /**
- * The aggregate behind {@code /snapshot} (§6.2), reserved probe tenant excluded. Times are epoch
- * nanoseconds; 0 means "zero time" (no stats / no prefixes).
+ * The aggregate behind {@code /snapshot} (docs/behaviour.md#snapshot), reserved probe tenant
+ * excluded. Times are epoch nanoseconds; 0 means "zero time" (no stats / no prefixes).
  *
  * @param replicas one row per (tenant, replica) in the union of stats rows and prefix holders,
  *     sorted by (tenant, replicaId) byte-wise

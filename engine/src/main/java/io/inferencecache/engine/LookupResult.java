@@ -38,6 +38,8 @@ public final class LookupResult {
   int[] creditSlot = new int[64];
   int[] creditGen = new int[64];
   int tenantId = -1;
+  int modelId = -1;
+  int schemeId = -1;
 
   // Per-thread scratch for the index.
   final KeyBuffer key = new KeyBuffer();
@@ -82,6 +84,8 @@ public final class LookupResult {
     runs = 0;
     credits = 0;
     tenantId = -1;
+    modelId = -1;
+    schemeId = -1;
   }
 
   /** Empties the scores and the LFU entries, keeping {@code o} as the outcome. */

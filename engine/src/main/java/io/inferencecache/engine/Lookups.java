@@ -11,7 +11,12 @@ import io.inferencecache.engine.internal.StatsTable;
 import io.inferencecache.engine.internal.StringDictionary;
 import io.inferencecache.engine.internal.TenantModelState;
 
-/** The read path of {@link CacheIndex} (§2.5–2.8, §2.9 step 11). Allocation-free, lock-free. */
+/**
+ * The read path of {@link CacheIndex} (docs/behaviour.md#lookup-walk and docs/behaviour.md#scores
+ * and docs/behaviour.md#tenant-hot and docs/behaviour.md#affinity and
+ * docs/behaviour.md#lookup-route and docs/behaviour.md#miss-classification). Allocation-free,
+ * lock-free.
+ */
 final class Lookups {
   private final CacheIndex index;
   private final StringDictionary dict;
@@ -23,7 +28,10 @@ final class Lookups {
     this.cfg = index.config();
   }
 
-  /** Plain lookup (§2.5): the scored holders, no fallback, no classification. */
+  /**
+   * Plain lookup (docs/behaviour.md#lookup-walk): the scored holders, no fallback, no
+   * classification.
+   */
   void lookup(final LookupRequest q, final LookupResult r) {
     r.clear();
     if (q.scheme.isEmpty()) {
@@ -55,16 +63,32 @@ final class Lookups {
     r.outcome = r.size > 0 ? Outcome.PREFIX_MATCH : Outcome.NONE;
   }
 
-  /** The index part of LookupRoute (§2.9 step 11). */
+  /**
+   * The index part of LookupRoute (docs/behaviour.md#lookup-route and
+   * docs/behaviour.md#miss-classification), resolving the tenant and model itself.
+   */
   void lookupRoute(final LookupRequest q, final LookupResult r) {
+    if (q.tenant.isEmpty() || q.model.isEmpty() || q.scheme.isEmpty()) {
+      r.clear();
+      return;
+    }
+    lookupRoute(q, r, q.tenant.resolve(dict), q.model.resolve(dict));
+  }
+
+  /**
+   * The index part of LookupRoute with the tenant and model ids the caller already resolved ({@link
+   * LookupRouter}); records the resolved ids in {@code r} for {@link #affinityHint( LookupResult,
+   * byte[])} and {@link #creditDelivered(LookupResult, boolean)}.
+   */
+  void lookupRoute(final LookupRequest q, final LookupResult r, final int tenant, final int model) {
     r.clear();
     if (q.tenant.isEmpty() || q.model.isEmpty() || q.scheme.isEmpty()) {
       return;
     }
-    final int tenant = q.tenant.resolve(dict);
-    final int model = q.model.resolve(dict);
     final int scheme = q.scheme.resolve(dict);
     r.tenantId = tenant;
+    r.modelId = model;
+    r.schemeId = scheme;
     final TenantModelState tm = index.tm(tenant, model);
     final ScopeState scope = index.scope(tm, scheme);
     final Partition p = scope == null ? null : index.partition(tm, scheme, q.adapter.resolve(dict));
@@ -344,13 +368,30 @@ final class Lookups {
     return dict.compare(r.replica[a], r.replica[b]) < 0;
   }
 
-  /** AFFINITY_HINT candidate (§2.8), or -1. */
+  /** AFFINITY_HINT candidate (docs/behaviour.md#affinity), or -1. */
   int affinityHint(final LookupRequest q, final byte[] seedDigest) {
-    if (q.scheme.isEmpty() || seedDigest == null || seedDigest.length < 8) {
+    if (q.scheme.isEmpty()) {
       return -1;
     }
-    final TenantModelState tm = index.tm(q.tenant.resolve(dict), q.model.resolve(dict));
-    final ScopeState scope = index.scope(tm, q.scheme.resolve(dict));
+    return affinityHint(
+        q.tenant.resolve(dict), q.model.resolve(dict), q.scheme.resolve(dict), seedDigest);
+  }
+
+  /** AFFINITY_HINT candidate for the scope {@link #lookupRoute} resolved into {@code r}, or -1. */
+  int affinityHint(final LookupResult r, final byte[] seedDigest) {
+    if (r.schemeId < 0) {
+      return -1;
+    }
+    return affinityHint(r.tenantId, r.modelId, r.schemeId, seedDigest);
+  }
+
+  private int affinityHint(
+      final int tenant, final int model, final int scheme, final byte[] seedDigest) {
+    if (seedDigest == null || seedDigest.length < 8) {
+      return -1;
+    }
+    final TenantModelState tm = index.tm(tenant, model);
+    final ScopeState scope = index.scope(tm, scheme);
     if (scope == null) {
       return -1;
     }
@@ -367,10 +408,15 @@ final class Lookups {
 
   /** Credits the LFU counters of a delivered PREFIX_MATCH (no-op for LRU tenants). */
   int creditDelivered(final LookupResult r) {
-    if (r.outcome != Outcome.PREFIX_MATCH || r.size == 0 || r.tenantId < 0) {
-      return 0;
-    }
-    if (!index.policies().lfu(r.tenantId)) {
+    return r.tenantId < 0 ? 0 : creditDelivered(r, index.policies().lfu(r.tenantId));
+  }
+
+  /**
+   * Credits the LFU counters of a delivered PREFIX_MATCH whose tenant evicts by LFU when {@code
+   * lfu} (the caller resolved the tenant's policy already).
+   */
+  int creditDelivered(final LookupResult r, final boolean lfu) {
+    if (!lfu || r.outcome != Outcome.PREFIX_MATCH || r.size == 0 || r.tenantId < 0) {
       return 0;
     }
     int credited = 0;

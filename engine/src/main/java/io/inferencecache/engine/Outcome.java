@@ -1,14 +1,16 @@
 package io.inferencecache.engine;
 
-/** What the index concluded for a lookup (the handler maps it to a reason code). */
+/**
+ * What the index concluded for a lookup (its reason code is the one {@link LookupRouter} answers).
+ */
 public enum Outcome {
   /** No hint (fail-open default, cold start, genuine miss, empty key, malformed chain). */
-  NONE("NO_HINT"),
-  PREFIX_MATCH("PREFIX_MATCH"),
-  TENANT_HOT("TENANT_HOT"),
-  UNKNOWN_TENANT("UNKNOWN_TENANT"),
-  UNKNOWN_MODEL("UNKNOWN_MODEL"),
-  UNKNOWN_HASH_SCHEME("UNKNOWN_HASH_SCHEME");
+  NONE(ReasonCodes.NO_HINT),
+  PREFIX_MATCH(ReasonCodes.PREFIX_MATCH),
+  TENANT_HOT(ReasonCodes.TENANT_HOT),
+  UNKNOWN_TENANT(ReasonCodes.UNKNOWN_TENANT),
+  UNKNOWN_MODEL(ReasonCodes.UNKNOWN_MODEL),
+  UNKNOWN_HASH_SCHEME(ReasonCodes.UNKNOWN_HASH_SCHEME);
 
   private final String reasonCode;
 

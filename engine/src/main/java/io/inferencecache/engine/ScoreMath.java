@@ -1,8 +1,8 @@
 package io.inferencecache.engine;
 
 /**
- * The ranking factors of spec §2.6, in the upstream's float32 arithmetic and operation order, so
- * scores and tie-breaks are bit-identical to the reference implementation.
+ * The ranking factors of docs/behaviour.md#scores, in the upstream's float32 arithmetic and
+ * operation order, so scores and tie-breaks are bit-identical to the reference implementation.
  */
 public final class ScoreMath {
   private ScoreMath() {}

@@ -8,7 +8,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** Adapter partitions of the content key (spec §2.1, §2.4, §3.2; checklist 11–19). */
+/**
+ * Adapter partitions of the content key (docs/behaviour.md#index-model and docs/behaviour.md#ingest
+ * and docs/behaviour.md#events; checklist 11–19).
+ */
 class AdapterPartitionTest extends IndexTestSupport {
 
   private LookupRequest exact(final String adapter, final String hash) {

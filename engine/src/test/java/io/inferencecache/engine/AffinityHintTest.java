@@ -21,7 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The consistent-hash fallback (spec §2.8; checklist 20–27). */
+/** The consistent-hash fallback (docs/behaviour.md#affinity; checklist 20–27). */
 class AffinityHintTest extends IndexTestSupport {
   private final MessageDigest sha = sha256();
   private final byte[] digest = new byte[32];

@@ -15,7 +15,7 @@ import io.inferencecache.engine.internal.HolderLayout;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The chain walk (spec §2.5 chain path; checklist 51–53, 75, 104–111, 116, 117). */
+/** The chain walk (docs/behaviour.md#lookup-walk; checklist 51–53, 75, 104–111, 116, 117). */
 class ChainLookupTest extends IndexTestSupport {
   private static final long TTL = IndexConfig.TTL_DEFAULT_NS;
 

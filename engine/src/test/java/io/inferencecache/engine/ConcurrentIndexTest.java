@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Readers racing the writer (ingest, events, sweeps, cap and quota evictions), and lock-free LFU
- * credits (spec §2.1 concurrency, §4.2; checklist 84).
+ * credits (docs/behaviour.md#index-model, docs/behaviour.md#eviction-lru-lfu; checklist 84).
  */
 class ConcurrentIndexTest extends IndexTestSupport {
   private static final int CAP = 300;

@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** PublishEvent semantics (spec §3.2; checklist 10, 62, 71). */
+/** PublishEvent semantics (docs/behaviour.md#events; checklist 10, 62, 71). */
 class EventsTest extends IndexTestSupport {
 
   @Test

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * TTL sweep, global cap (LRU/LFU victim order) and LFU accounting (spec §4.1–4.3; checklist 60–65,
+ * TTL sweep, global cap (LRU/LFU victim order) and LFU accounting (docs/behaviour.md#eviction-ttl
+ * and docs/behaviour.md#eviction-lru-lfu and docs/behaviour.md#eviction-cap; checklist 60–65,
  * 81–87).
  */
 class EvictionTest extends IndexTestSupport {

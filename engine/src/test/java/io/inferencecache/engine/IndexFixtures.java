@@ -123,7 +123,7 @@ final class IndexFixtures {
     return TimeUnit.SECONDS.toNanos(n);
   }
 
-  /** Freshness exactly as spec §2.6 / §10.2 state it (independent of ScoreMath). */
+  /** Freshness exactly as docs/behaviour.md#scores state it (independent of ScoreMath). */
   static float specFreshness(final long age, final long ttl) {
     if (ttl <= 0) {
       return 0f;
@@ -137,7 +137,10 @@ final class IndexFixtures {
     return (float) (1.0 - (double) age / (double) ttl);
   }
 
-  /** distinguishingPower exactly as spec §2.6 states it, as the float32 multiplied in. */
+  /**
+   * distinguishingPower exactly as docs/behaviour.md#scores states it, as the float32 multiplied
+   * in.
+   */
   static float specDp(final int matching, final int total) {
     if (total <= 1 || matching < 0) {
       return 1f;

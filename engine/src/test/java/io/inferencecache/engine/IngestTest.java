@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Ingest semantics (spec §2.4, §3.1, §10.10, §10.13; checklist 2, 5, 6, 70, 72–80, 92). */
+/** Ingest semantics (docs/behaviour.md#ingest; checklist 2, 5, 6, 70, 72–80, 92). */
 class IngestTest extends IndexTestSupport {
 
   private static IngestPrefix chainEntry(

@@ -4,12 +4,17 @@ import static io.inferencecache.engine.IndexFixtures.exactReq;
 import static io.inferencecache.engine.IndexFixtures.update;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Start, readiness, close and configuration defaults (spec §2.2; checklist 66, 67). */
+/**
+ * Start, readiness, close and configuration defaults (docs/behaviour.md#defaults; checklist 66,
+ * 67).
+ */
 class LifecycleTest extends IndexTestSupport {
 
   @Test
@@ -31,11 +36,9 @@ class LifecycleTest extends IndexTestSupport {
     clock.advance(31, TimeUnit.MINUTES);
     index.start();
     // The sweep thread removes the entry, then reports the eviction: wait for both.
-    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while ((index.totalEntries() > 0 || listener.evictions("lru", "ttl") == 0)
-        && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> index.totalEntries() == 0 && listener.evictions("lru", "ttl") > 0);
     assertThat(index.totalKeys()).isZero();
     assertThat(listener.evictions("lru", "ttl")).isEqualTo(1);
   }

@@ -13,8 +13,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Exact-path lookup and scoring (spec §2.5 exact path, §2.6; checklist 8, 47–50, 68–70, 89–93,
- * 112–115, §10.1, §10.8).
+ * Exact-path lookup and scoring (docs/behaviour.md#lookup-walk, docs/behaviour.md#scores; checklist
+ * 8, 47–50, 68–70, 89–93, 112–115, docs/behaviour.md#lookup-walk and
+ * docs/behaviour.md#index-model).
  */
 class LookupScoringTest extends IndexTestSupport {
   private static final long TTL = IndexConfig.TTL_DEFAULT_NS;

@@ -14,7 +14,7 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The numbers the index reports (spec §4.6; checklist 1, 3, 4, 88). */
+/** The numbers the index reports (docs/behaviour.md#metrics; checklist 1, 3, 4, 88). */
 class MetricsListenerTest extends IndexTestSupport {
 
   @Test

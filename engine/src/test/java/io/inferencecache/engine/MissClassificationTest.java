@@ -10,7 +10,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * LookupRoute's index part and miss classification (spec §2.9 step 11, §10.5; checklist 29–46, 94).
+ * LookupRoute's index part and miss classification (docs/behaviour.md#lookup-route and
+ * docs/behaviour.md#miss-classification, docs/behaviour.md#miss-classification; checklist 29–46,
+ * 94).
  */
 class MissClassificationTest extends IndexTestSupport {
 

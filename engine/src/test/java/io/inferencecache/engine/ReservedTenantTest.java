@@ -7,7 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The reserved probe tenant (spec §4.5, §10.5; checklist 118). */
+/**
+ * The reserved probe tenant (docs/behaviour.md#probe-tenant and
+ * docs/behaviour.md#miss-classification; checklist 118).
+ */
 class ReservedTenantTest extends IndexTestSupport {
   private static final String PROBE = CacheIndex.RESERVED_TENANT;
 

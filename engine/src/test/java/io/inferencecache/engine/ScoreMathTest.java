@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The float32 ranking factors of spec §2.6, §2.7 and §10.2 (checklist 54–59, 95). */
+/**
+ * The float32 ranking factors of docs/behaviour.md#scores and docs/behaviour.md#tenant-hot
+ * (checklist 54–59, 95).
+ */
 class ScoreMathTest {
   private static final long MIN = TimeUnit.MINUTES.toNanos(1);
 

@@ -9,7 +9,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The /snapshot aggregate and GetCacheState (spec §2.10, §6.2; checklist 28, 119–121). */
+/**
+ * The /snapshot aggregate and GetCacheState (docs/behaviour.md#get-cache-state and
+ * docs/behaviour.md#snapshot; checklist 28, 119–121).
+ */
 class SnapshotAggregateTest extends IndexTestSupport {
 
   @Test

@@ -12,7 +12,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The TENANT_HOT fallback (spec §2.7, §10.2; checklist 7, 9, 10, 45, 95–103). */
+/**
+ * The TENANT_HOT fallback (docs/behaviour.md#tenant-hot and docs/behaviour.md#scores; checklist 7,
+ * 9, 10, 45, 95–103).
+ */
 class TenantHotTest extends IndexTestSupport {
   private static final long MAX_AGE = IndexConfig.TENANT_HOT_MAX_AGE_DEFAULT_NS;
 

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Per-tenant distinct-key quotas through the real policy store (spec §4.4, §10.4; checklist
- * 122–129).
+ * Per-tenant distinct-key quotas through the real policy store (docs/behaviour.md#eviction-quota;
+ * checklist 122–129).
  */
 class TenantQuotaTest extends IndexTestSupport {
   private PolicyStore store;

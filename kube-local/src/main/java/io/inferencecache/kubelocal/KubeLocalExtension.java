@@ -22,7 +22,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * above the working directory that has one (system property {@code kubelocal.script} overrides);
  * kubectl is {@code /usr/bin/kubectl} ({@code kubelocal.kubectl}); each instance gets a new
  * temporary data directory. If kube-apiserver was never built on this machine the script builds it
- * first ({@code bin/kube-local-build}, about 10+ minutes; needs root for {@code apt-get install}).
+ * first ({@code bin/kube-local-build}, 20-50 minutes on 2 busy cores; needs root for {@code apt-get
+ * install}).
  */
 public final class KubeLocalExtension implements BeforeAllCallback, ParameterResolver {
 

@@ -20,12 +20,12 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * LookupRoute latency (the index part, §2.9 step 11) of the engine ({@code impl=offheap}) and the
- * on-heap baseline ({@code impl=onheap}) on one workload shape, chosen by the concrete subclass.
- * Each call looks up a random chain of the workload (all of them hit): it fills the reusable {@link
- * LookupRequest} from the chain's raw hash bytes (as the service fills it from the wire) and runs
- * the lookup. Sample mode, so the JSON carries p50/p99; run with {@code -prof gc} for
- * gc.alloc.rate.norm (bytes per lookup).
+ * LookupRoute latency (the index part, step 11 of docs/behaviour.md#lookup-route) of the engine
+ * ({@code impl=offheap}) and the on-heap baseline ({@code impl=onheap}) on one workload shape,
+ * chosen by the concrete subclass. Each call looks up a random chain of the workload (all of them
+ * hit): it fills the reusable {@link LookupRequest} from the chain's raw hash bytes (as the service
+ * fills it from the wire) and runs the lookup. Sample mode, so the JSON carries p50/p99; run with
+ * {@code -prof gc} for gc.alloc.rate.norm (bytes per lookup).
  *
  * <p>The JVM flags the engine needs are added to the fork by {@link BenchmarkMain}; the heap is
  * sized for the full pinned shape of the on-heap baseline.

@@ -4,11 +4,12 @@ import org.openjdk.jmh.annotations.Param;
 
 /**
  * Random request chains of the Mooncake conversation trace, every request ingested first (8
- * replicas round-robin, 512 tokens a block). {@code trace} is resolved against the working
- * directory and its parents (run from the repository root); {@code -p trace=PATH} overrides it.
+ * replicas round-robin, 512 tokens a block). {@code trace} is resolved by {@link
+ * MooncakeTrace#resolve}: the in-repository trace by default, {@code -p trace=synthetic} or {@code
+ * -p trace=PATH} for another.
  */
 public class MooncakeLookupBenchmark extends LookupBenchmark {
-  @Param({MooncakeTrace.DEFAULT_PATH})
+  @Param({MooncakeTrace.DEFAULT_TRACE})
   public String trace;
 
   @Override

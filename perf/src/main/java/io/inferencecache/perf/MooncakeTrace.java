@@ -7,7 +7,10 @@ import io.inferencecache.engine.IngestUpdate;
 import io.inferencecache.engine.LookupRequest;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,19 +18,37 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.zip.GZIPInputStream;
 import org.agrona.collections.LongHashSet;
 
 /**
- * The Mooncake FAST'25 conversation trace as a workload: request {@code i}'s {@code hash_ids} is a
- * chain (each id an 8-byte big-endian hash, 512 tokens a block), stored on replica {@code i mod 8}
- * (round-robin), looked up as is.
+ * A Mooncake FAST'25 request trace (by default the conversation trace shipped in {@code
+ * perf/data/}) as a workload: request {@code i}'s {@code hash_ids} is a chain (each id an 8-byte
+ * big-endian hash, 512 tokens a block), stored on replica {@code i mod 8} (round-robin), looked up
+ * as is.
  */
 public final class MooncakeTrace implements Workload {
-  /** The trace, relative to the repository root (where the benchmarks are run from). */
-  public static final String DEFAULT_PATH = "../shared/data/mooncake/conversation_trace.jsonl";
+  /**
+   * Name of the in-repository conversation trace ({@code perf/data/conversation_trace.jsonl.gz}).
+   */
+  public static final String CONVERSATION = "conversation";
 
-  /** System property that overrides the path of a benchmark's {@code trace} parameter default. */
+  /** Name of the in-repository synthetic trace ({@code perf/data/synthetic_trace.jsonl.gz}). */
+  public static final String SYNTHETIC = "synthetic";
+
+  /** The trace every benchmark, replay and gate uses unless told otherwise. */
+  public static final String DEFAULT_TRACE = CONVERSATION;
+
+  /** System property that overrides the default trace (a name above or a path). */
   public static final String PATH_PROPERTY = "mooncake.trace";
+
+  /**
+   * System property naming the folder of the in-repository traces; the perf POM sets it to {@code
+   * ${project.basedir}/data} for tests. Unset, the folder is found from the perf classes' location.
+   */
+  public static final String DATA_DIR_PROPERTY = "mooncake.data";
+
+  private static final String DATA_FILE_SUFFIX = "_trace.jsonl.gz";
 
   public static final int TOKENS_PER_BLOCK = 512;
   public static final int REPLICAS = 8;
@@ -59,40 +80,98 @@ public final class MooncakeTrace implements Workload {
   }
 
   /**
-   * Resolves the trace path: {@code configured} unless blank, else the {@link #PATH_PROPERTY}
-   * system property, else {@link #DEFAULT_PATH}; a relative path is tried against the working
-   * directory and then each of its parents (so it works from the repository root or below it).
+   * Resolves a trace argument: {@code configured} unless blank, else the {@link #PATH_PROPERTY}
+   * system property, else {@link #DEFAULT_TRACE}. {@link #CONVERSATION} and {@link #SYNTHETIC} name
+   * the files of the in-repository data folder ({@link #dataDir()}); anything else is a path,
+   * relative to the working directory like any command-line path.
+   *
+   * @throws IllegalArgumentException if the file does not exist (the message names it)
    */
   public static Path resolve(final String configured) {
-    String p = configured == null || configured.isBlank() ? null : configured;
+    String p = configured == null || configured.isBlank() ? null : configured.strip();
     if (p == null) {
-      p = System.getProperty(PATH_PROPERTY, DEFAULT_PATH);
+      p = System.getProperty(PATH_PROPERTY, DEFAULT_TRACE);
     }
-    final Path given = Path.of(p);
-    if (given.isAbsolute() || Files.exists(given)) {
-      return given;
+    final Path file =
+        p.equals(CONVERSATION) || p.equals(SYNTHETIC)
+            ? dataDir().resolve(p + DATA_FILE_SUFFIX)
+            : Path.of(p).toAbsolutePath();
+    if (!Files.isRegularFile(file)) {
+      throw new IllegalArgumentException(
+          "Mooncake trace not found: "
+              + file
+              + " (a trace is '"
+              + CONVERSATION
+              + "', '"
+              + SYNTHETIC
+              + "' or a path; set -D"
+              + PATH_PROPERTY
+              + " or the trace parameter)");
     }
-    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-      final Path candidate = dir.resolve(p).normalize();
-      if (Files.exists(candidate)) {
-        return candidate;
+    return file;
+  }
+
+  /**
+   * The folder of the in-repository traces: the {@link #DATA_DIR_PROPERTY} system property if set,
+   * else the {@code data} folder of the perf module, found by walking up from where this class was
+   * loaded ({@code perf/target/classes} or {@code perf/target/benchmarks.jar}).
+   *
+   * @throws IllegalStateException if neither gives a folder holding the conversation trace
+   */
+  public static Path dataDir() {
+    final String configured = System.getProperty(DATA_DIR_PROPERTY);
+    if (configured != null && !configured.isBlank()) {
+      return Path.of(configured).toAbsolutePath();
+    }
+    final Path marker = Path.of("data", CONVERSATION + DATA_FILE_SUFFIX);
+    Path from;
+    try {
+      from =
+          Path.of(MooncakeTrace.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    } catch (URISyntaxException | RuntimeException e) {
+      throw new IllegalStateException(
+          "cannot locate the perf classes to find the Mooncake traces; set -D" + DATA_DIR_PROPERTY,
+          e);
+    }
+    for (Path dir = from.toAbsolutePath(); dir != null; dir = dir.getParent()) {
+      if (Files.isRegularFile(dir.resolve(marker))) {
+        return dir.resolve("data");
       }
     }
-    throw new IllegalArgumentException(
-        "Mooncake trace not found: "
-            + p
-            + " (relative to "
-            + Path.of("").toAbsolutePath()
-            + " or a parent); set -D"
-            + PATH_PROPERTY
-            + " or the trace parameter");
+    throw new IllegalStateException(
+        "no data/"
+            + CONVERSATION
+            + DATA_FILE_SUFFIX
+            + " above "
+            + from
+            + "; set -D"
+            + DATA_DIR_PROPERTY
+            + " to the perf module's data folder");
+  }
+
+  /**
+   * Opens a trace for reading as UTF-8 text: through {@link GZIPInputStream} when the file name
+   * ends in {@code .gz}, as plain text otherwise. The caller closes the reader.
+   */
+  public static BufferedReader open(final Path path) throws IOException {
+    if (!path.getFileName().toString().endsWith(".gz")) {
+      return Files.newBufferedReader(path, StandardCharsets.UTF_8);
+    }
+    final InputStream in = Files.newInputStream(path);
+    try {
+      return new BufferedReader(
+          new InputStreamReader(new GZIPInputStream(in, 1 << 16), StandardCharsets.UTF_8));
+    } catch (IOException | RuntimeException e) {
+      in.close();
+      throw e;
+    }
   }
 
   /** Reads a JSONL trace (one request a line, {@code hash_ids} the chain). */
   public static MooncakeTrace load(final Path path) {
     final ObjectMapper mapper = new ObjectMapper();
     final List<long[]> chains = new ArrayList<>();
-    try (BufferedReader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+    try (BufferedReader in = open(path)) {
       String line;
       while ((line = in.readLine()) != null) {
         if (line.isBlank()) {

@@ -22,16 +22,17 @@ import org.agrona.concurrent.EpochNanoClock;
 /**
  * The baseline the engine is measured against: the upstream (Go) index design transposed to plain
  * Java collections on the heap. Nested hash maps — prefix key {@code (tenant, model, scheme,
- * adapter, hash)} → {@code replica → Entry} — with the secondary counts of dataplane spec §2.1 kept
- * in lock-step, all under one {@link ReentrantReadWriteLock}; LFU access counts are {@link
- * AtomicLong}s bumped outside the lock.
+ * adapter, hash)} → {@code replica → Entry} — with the secondary counts of
+ * docs/behaviour.md#index-model kept in lock-step, all under one {@link ReentrantReadWriteLock};
+ * LFU access counts are {@link AtomicLong}s bumped outside the lock.
  *
  * <p>Lookup semantics are those of the engine ({@code CacheIndex#lookup} and {@code
- * CacheIndex#lookupRoute}, spec §2.5–2.7, §2.9 step 11): freshness, pressure and SLO factors,
- * depth-aware distinguishing power, score-then-replica ordering, matched tokens from the request's
- * counts, TENANT_HOT on exact misses and the miss classification, with the same float32 operation
- * order so scores are bit-identical. Not implemented (no benchmark reaches them): TTL sweep, global
- * cap, tenant quotas, events, per-tenant TTL policies (one TTL for every tenant).
+ * CacheIndex#lookupRoute}, docs/behaviour.md#lookup-walk, #scores, #tenant-hot,
+ * #miss-classification): freshness, pressure and SLO factors, depth-aware distinguishing power,
+ * score-then-replica ordering, matched tokens from the request's counts, TENANT_HOT on exact misses
+ * and the miss classification, with the same float32 operation order so scores are bit-identical.
+ * Not implemented (no benchmark reaches them): TTL sweep, global cap, tenant quotas, events,
+ * per-tenant TTL policies (one TTL for every tenant).
  *
  * <p>Inputs are the engine's own {@link IngestUpdate} and {@link LookupRequest}, so both indexes
  * are driven by the same benchmark data. Lookups allocate (keys, runs, the result), as the upstream
@@ -131,7 +132,7 @@ public final class OnHeapReferenceIndex {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Ingest (spec §2.4)
+  // Ingest (docs/behaviour.md#ingest)
 
   /** Ingests one update under the write lock. */
   public void ingest(final IngestUpdate u) {
@@ -231,9 +232,12 @@ public final class OnHeapReferenceIndex {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Lookups (spec §2.5–2.7)
+  // Lookups (docs/behaviour.md#lookup-walk, #scores, #tenant-hot)
 
-  /** The plain lookup (§2.5): scored holders of the chain or exact key, no fallback. */
+  /**
+   * The plain lookup (docs/behaviour.md#lookup-walk): scored holders of the chain or exact key, no
+   * fallback.
+   */
   public Result lookup(final LookupRequest q) {
     final String scheme = q.hashScheme().toString();
     if (scheme.isEmpty()) {
@@ -248,7 +252,10 @@ public final class OnHeapReferenceIndex {
     }
   }
 
-  /** The index part of LookupRoute (§2.9 step 11), as the engine's {@code lookupRoute}. */
+  /**
+   * The index part of LookupRoute (step 11 of docs/behaviour.md#lookup-route), as the engine's
+   * {@code lookupRoute}.
+   */
   public Result lookupRoute(final LookupRequest q) {
     final String tenant = q.tenant().toString();
     final String model = q.model().toString();
@@ -530,7 +537,7 @@ public final class OnHeapReferenceIndex {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Score factors (spec §2.6), float32 as upstream
+  // Score factors (docs/behaviour.md#scores), float32 as upstream
 
   static float freshness(final long age, final long ttl) {
     if (ttl <= 0) {

@@ -137,8 +137,8 @@ public final class PublishTable {
                 + " handler's own time as it reports it to its metrics; the round trip adds the"
                 + " transport and the client (same JVM, same 2 cores).\n")
         .append(
-            "‡ Published figures measured elsewhere (other hardware, other harness), quoted as"
-                + " given in issue 6 for orientation only; not reproduced here.\n");
+            "‡ Published figures measured elsewhere (other hardware, other harness), quoted"
+                + " for orientation only; not reproduced here.\n");
     return sb.toString();
   }
 

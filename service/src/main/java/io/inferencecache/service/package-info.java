@@ -1,6 +1,6 @@
 /**
  * The data-plane service: gRPC transport ({@code server}), the RPC handlers ({@code grpc}, {@code
- * lookup}), the streaming feeds ({@code feeds}) and the engine-side KV-event subscriber ({@code
- * subscriber}).
+ * lookup}) and the streaming feeds ({@code feeds}). The engine-side KV-event sidecar is its own
+ * module ({@code subscriber}).
  */
 package io.inferencecache.service;

@@ -9,11 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@code /policy} body (spec §5.2, correction 3) in both directions: a strict decoder with Go's
- * rules (see {@link StrictJson}) into an engine {@link PolicySnapshot}, and the canonical encoder
- * (Go struct tags: {@code policies} always written, {@code tenants} and most policy fields {@code
- * omitempty}). The version is returned as decoded (missing or {@code null} = 0); checking the [3,
- * 7] window and normalizing are the caller's. Stateless and thread-safe.
+ * The {@code /policy} body (docs/behaviour.md#policy) in both directions: a strict decoder with
+ * Go's rules (see {@link StrictJson}) into an engine {@link PolicySnapshot}, and the canonical
+ * encoder (Go struct tags: {@code policies} always written, {@code tenants} and most policy fields
+ * {@code omitempty}). The version is returned as decoded (missing or {@code null} = 0); checking
+ * the [3, 7] window and normalizing are the caller's. Stateless and thread-safe.
  */
 public final class PolicyJson {
   private static final String[] TOP = {"version", "policies", "tenants"};

@@ -3,7 +3,7 @@ package io.inferencecache.controlplane.api;
 import com.fasterxml.jackson.core.JsonToken;
 
 /**
- * A {@code /probe} request body (spec §6.3, correction 14).
+ * A {@code /probe} request body (docs/behaviour.md#probe).
  *
  * @param backend the backend under test (echoed; names the probe replica {@code __probe-<backend>})
  * @param model the model id

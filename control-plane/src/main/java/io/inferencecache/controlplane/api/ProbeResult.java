@@ -3,7 +3,8 @@ package io.inferencecache.controlplane.api;
 import java.util.List;
 
 /**
- * A {@code /probe} response (spec §6.3): the outcome of each stage and the errors, in stage order.
+ * A {@code /probe} response (docs/behaviour.md#probe): the outcome of each stage and the errors, in
+ * stage order.
  *
  * @param backend the request's backend, echoed
  * @param ingest {@code ok}, {@code failed} or {@code skipped}; {@code null} is the zero value

@@ -4,11 +4,11 @@ import io.inferencecache.engine.IndexSnapshot;
 import java.util.List;
 
 /**
- * The {@code /snapshot} body (spec §6.2, corrections 9 and 15): the wire DTO written key by key so
- * that the key order, the omission rules ({@code tenant}, {@code statsReported}, {@code
- * t2HitTokens}, {@code t2QueryTokens}, {@code hitRateReported}), {@code null} for an empty list,
- * float32 and time formatting all match the upstream Go encoder byte for byte, trailing newline
- * included. Stateless and thread-safe.
+ * The {@code /snapshot} body (docs/behaviour.md#snapshot): the wire DTO written key by key so that
+ * the key order, the omission rules ({@code tenant}, {@code statsReported}, {@code t2HitTokens},
+ * {@code t2QueryTokens}, {@code hitRateReported}), {@code null} for an empty list, float32 and time
+ * formatting all match the upstream Go encoder byte for byte, trailing newline included. Stateless
+ * and thread-safe.
  */
 public final class SnapshotJson {
   /** Top-level keys, in order (frozen). */

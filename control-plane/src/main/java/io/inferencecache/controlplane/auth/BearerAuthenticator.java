@@ -7,10 +7,11 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Authenticates one endpoint's requests (spec §6.4): {@code Authorization: Bearer <token>} (scheme
- * case-insensitive, token trimmed and non-empty), a cache hit or a TokenReview for this endpoint's
- * audience, and the expected service-account username. Fails closed: a review that cannot be had is
- * {@link Decision#UNAVAILABLE}. Records exactly one {@link AuthMetrics} result per call.
+ * Authenticates one endpoint's requests (docs/behaviour.md#auth): {@code Authorization: Bearer
+ * <token>} (scheme case-insensitive, token trimmed and non-empty), a cache hit or a TokenReview for
+ * this endpoint's audience, and the expected service-account username. Fails closed: a review that
+ * cannot be had is {@link Decision#UNAVAILABLE}. Records exactly one {@link AuthMetrics} result per
+ * call.
  *
  * <p>Bounded under a flood of distinct tokens: reviews run under a semaphore shared by every
  * endpoint; a request that cannot get a permit within the wait budget is answered {@code 503} at

@@ -9,11 +9,11 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * Tokens that passed a review recently (spec §6.4): keyed by the SHA-256 hex of the token (the
- * token itself is never kept), each valid for a TTL (default 30 s), at most {@code maxEntries}
- * (default 32). When full, expired entries are pruned first, then the soonest-expiring one is
- * evicted. Only successful reviews enter, so unauthenticated junk cannot push a valid token out.
- * Thread-safe (one small lock).
+ * Tokens that passed a review recently (docs/behaviour.md#auth): keyed by the SHA-256 hex of the
+ * token (the token itself is never kept), each valid for a TTL (default 30 s), at most {@code
+ * maxEntries} (default 32). When full, expired entries are pruned first, then the soonest-expiring
+ * one is evicted. Only successful reviews enter, so unauthenticated junk cannot push a valid token
+ * out. Thread-safe (one small lock).
  */
 public final class TokenCache {
   public static final long DEFAULT_TTL_NANOS = 30_000_000_000L;

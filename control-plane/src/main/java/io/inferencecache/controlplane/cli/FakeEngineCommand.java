@@ -1,6 +1,6 @@
 package io.inferencecache.controlplane.cli;
 
-import io.inferencecache.service.subscriber.FakeEngine;
+import io.inferencecache.subscriber.fake.FakeEngine;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;

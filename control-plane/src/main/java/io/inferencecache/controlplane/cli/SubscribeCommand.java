@@ -1,9 +1,9 @@
 package io.inferencecache.controlplane.cli;
 
 import io.inferencecache.controlplane.core.StartupException;
-import io.inferencecache.service.subscriber.InvalidConfigException;
-import io.inferencecache.service.subscriber.KvEventSubscriber;
-import io.inferencecache.service.subscriber.SubscriberConfig;
+import io.inferencecache.subscriber.KvEventSubscriber;
+import io.inferencecache.subscriber.config.InvalidConfigException;
+import io.inferencecache.subscriber.config.SubscriberConfig;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -38,6 +38,20 @@ public final class SubscribeCommand implements Callable<Integer> {
       paramLabel = "HOST:PORT",
       description = "inference-cache gRPC server, plaintext (default ${DEFAULT-VALUE}).")
   String server = SubscriberConfig.SERVER_DEFAULT;
+
+  @Option(
+      names = "--server-buffer-updates",
+      paramLabel = "N",
+      description =
+          "Updates and events held while the server is unreachable; more are dropped and the"
+              + " replica resynced (default ${DEFAULT-VALUE}).")
+  int serverBufferUpdates = SubscriberConfig.SERVER_BUFFER_UPDATES_DEFAULT;
+
+  @Option(
+      names = "--server-buffer-entries",
+      paramLabel = "N",
+      description = "Prefix entries held in those updates (default ${DEFAULT-VALUE}).")
+  int serverBufferEntries = SubscriberConfig.SERVER_BUFFER_ENTRIES_DEFAULT;
 
   @Option(
       names = "--replica-id",
@@ -129,6 +143,8 @@ public final class SubscribeCommand implements Callable<Integer> {
               .engineEndpoint(engineEndpoint)
               .topic(topic)
               .server(server)
+              .serverBufferUpdates(serverBufferUpdates)
+              .serverBufferEntries(serverBufferEntries)
               .replicaId(replicaId)
               .modelId(modelId)
               .tenantId(tenantId)

@@ -10,8 +10,8 @@ import jakarta.validation.constraints.NotNull;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Authentication of the snapshot listener (spec §6.4). The first four keys have flags of the same
- * meaning ({@code --allowed-controller-sa}, {@code --insecure-disable-auth}, {@code
+ * Authentication of the snapshot listener (docs/behaviour.md#auth). The first four keys have flags
+ * of the same meaning ({@code --allowed-controller-sa}, {@code --insecure-disable-auth}, {@code
  * --controller-audience}, {@code --policy-audience}), which override them.
  */
 public final class AuthSettings {

@@ -4,12 +4,16 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.DataSize;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
+import io.inferencecache.service.server.GrpcServerConfig;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.util.concurrent.TimeUnit;
 
-/** gRPC server limits (the listener address and TLS have their own flags). */
+/**
+ * gRPC server limits (the listener address and TLS have their own flags). A Dropwizard-style
+ * factory: {@link #build} turns the YAML section into the server's {@link GrpcServerConfig}.
+ */
 public final class GrpcSettings {
   @Min(0)
   @Max(4096)
@@ -34,6 +38,37 @@ public final class GrpcSettings {
   @NotNull
   @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
   private Duration maxQueueDelay = Duration.seconds(1);
+
+  /**
+   * The gRPC server's configuration: these limits, the listener address and the TLS files.
+   *
+   * @throws IllegalArgumentException naming the setting that {@link GrpcServerConfig} refuses
+   */
+  public GrpcServerConfig build(
+      final GrpcServerConfig.BindAddress address,
+      final String tlsCertFile,
+      final String tlsKeyFile) {
+    final GrpcServerConfig.Builder b =
+        GrpcServerConfig.builder()
+            .bindAddress(address)
+            .maxInboundMessageSize((int) maxInboundMessageSize.toBytes())
+            .maxConcurrentCallsPerConnection(maxConcurrentCallsPerConnection)
+            .shutdownDrainTimeout(java(drainTimeout))
+            .handshakeTimeout(java(handshakeTimeout))
+            .maxConnectionIdle(java(maxConnectionIdle))
+            .maxConnections(maxConnections)
+            .maxQueueDelay(java(maxQueueDelay))
+            .tlsCertFile(tlsCertFile)
+            .tlsKeyFile(tlsKeyFile);
+    if (executorThreads > 0) {
+      b.executorThreads(executorThreads);
+    }
+    return b.build();
+  }
+
+  private static java.time.Duration java(final Duration d) {
+    return java.time.Duration.ofNanos(d.toNanoseconds());
+  }
 
   /** Threads of the call executor; 0 = the transport's default. */
   @JsonProperty

@@ -8,9 +8,9 @@ import jakarta.validation.constraints.NotNull;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The three listeners (spec §6.1), Go {@code host:port} form ({@code :8080} = every interface).
- * Flags {@code --grpc-bind-address}, {@code --http-bind-address}, {@code --snapshot-bind-address}
- * override these.
+ * The three listeners (docs/behaviour.md#http), Go {@code host:port} form ({@code :8080} = every
+ * interface). Flags {@code --grpc-bind-address}, {@code --http-bind-address}, {@code
+ * --snapshot-bind-address} override these.
  */
 public final class ListenerSettings {
   @NotNull private String grpc = ":9090";

@@ -3,7 +3,10 @@ package io.inferencecache.controlplane.config;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import jakarta.validation.constraints.NotNull;
 
-/** gRPC server TLS (spec §6.5); flags {@code --tls-cert-file} / {@code --tls-key-file} override. */
+/**
+ * gRPC server TLS (docs/behaviour.md#tls); flags {@code --tls-cert-file} / {@code --tls-key-file}
+ * override.
+ */
 public final class TlsSettings {
   @NotNull private String certFile = "";
   @NotNull private String keyFile = "";

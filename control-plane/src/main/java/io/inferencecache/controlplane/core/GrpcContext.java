@@ -5,6 +5,7 @@ import io.inferencecache.controlplane.config.GrpcSettings;
 import io.inferencecache.controlplane.config.TlsSettings;
 import io.inferencecache.controlplane.metrics.RouteMetrics;
 import io.inferencecache.engine.CacheIndex;
+import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
 
 /**
  * Everything the gRPC server needs, handed to {@link GrpcLifecycleFactory} once the index is open.
@@ -16,7 +17,6 @@ import io.inferencecache.engine.CacheIndex;
  * @param grpc limits and drain timeout
  * @param engine block size and tokenizer directory for token_ids / prompt_text lookups
  * @param feed the StreamCacheEvents / StreamMetrics feed (an index listener, registered already)
- * @param indexMetricSource the index numbers StreamMetrics serves, bound to the index at start
  */
 public record GrpcContext(
     CacheIndex index,
@@ -25,5 +25,4 @@ public record GrpcContext(
     TlsSettings tls,
     GrpcSettings grpc,
     EngineSettings engine,
-    io.inferencecache.service.feeds.IndexChangeFeed feed,
-    io.inferencecache.service.feeds.IndexMetricSource indexMetricSource) {}
+    io.inferencecache.service.feeds.IndexChangeFeed feed) {}

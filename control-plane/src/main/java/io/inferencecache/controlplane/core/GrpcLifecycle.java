@@ -1,5 +1,7 @@
 package io.inferencecache.controlplane.core;
 
+import io.inferencecache.service.grpc.IngestRules;
+
 /**
  * The gRPC server as the application sees it: started after the index is open, stopped (drained,
  * bounded) before the index closes. The real implementation wraps the service module's Netty
@@ -40,6 +42,20 @@ public interface GrpcLifecycle {
    * {@code inferencecache_grpc_calls_shed_total}).
    */
   default long shedCalls() {
+    return 0;
+  }
+
+  /**
+   * ReportCacheState entries dropped for {@code reason} (feeds {@code ..._entries_dropped_total}).
+   */
+  default long ingestEntriesDropped(final IngestRules.EntryDrop reason) {
+    return 0;
+  }
+
+  /**
+   * ReportCacheState updates dropped for {@code reason} (feeds {@code ..._updates_dropped_total}).
+   */
+  default long ingestUpdatesDropped(final IngestRules.UpdateDrop reason) {
     return 0;
   }
 }

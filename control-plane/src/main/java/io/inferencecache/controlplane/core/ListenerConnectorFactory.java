@@ -3,6 +3,7 @@ package io.inferencecache.controlplane.core;
 import com.codahale.metrics.MetricRegistry;
 import io.dropwizard.jetty.HttpConnectorFactory;
 import io.inferencecache.controlplane.config.ListenerSettings;
+import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
 import org.eclipse.jetty.server.AbstractConnector;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
@@ -31,7 +32,7 @@ public final class ListenerConnectorFactory extends HttpConnectorFactory {
       final String listenerName, final BindAddress address, final ListenerSettings limits) {
     this.listenerName = listenerName;
     this.limits = limits;
-    setBindHost(address.bindHostOrNull());
+    setBindHost(address.wildcard() ? null : address.host()); // null: every interface
     setPort(address.port());
   }
 

@@ -5,6 +5,8 @@ import io.dropwizard.core.server.ServerFactory;
 import io.dropwizard.jetty.ConnectorFactory;
 import io.dropwizard.jetty.HttpConnectorFactory;
 import io.inferencecache.controlplane.config.ListenerSettings;
+import io.inferencecache.service.server.GrpcServerConfig;
+import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
 import java.util.List;
 
 /**
@@ -21,9 +23,9 @@ public final class Listeners {
    *     section that cannot carry them
    */
   public static void install(final ListenerSettings listeners, final ServerFactory serverFactory) {
-    final BindAddress http = address(listeners.getHttp());
-    final BindAddress snapshot = address(listeners.getSnapshot());
-    address(listeners.getGrpc());
+    final BindAddress http = address("--http-bind-address", listeners.getHttp());
+    final BindAddress snapshot = address("--snapshot-bind-address", listeners.getSnapshot());
+    address(GrpcServerConfig.BIND_ADDRESS_FLAG, listeners.getGrpc());
     if (!(serverFactory instanceof DefaultServerFactory server)) {
       throw new StartupException(
           StartupException.USAGE,
@@ -47,9 +49,10 @@ public final class Listeners {
             new ListenerConnectorFactory(ListenerConnectorFactory.SNAPSHOT, snapshot, listeners)));
   }
 
-  private static BindAddress address(final String addr) {
+  /** The one Go {@code host:port} grammar of every listener (the gRPC server's parser). */
+  private static BindAddress address(final String flag, final String addr) {
     try {
-      return BindAddress.parse(addr);
+      return BindAddress.parse(flag, addr);
     } catch (IllegalArgumentException e) {
       throw new StartupException(StartupException.FAILURE, "server: " + e.getMessage(), e);
     }

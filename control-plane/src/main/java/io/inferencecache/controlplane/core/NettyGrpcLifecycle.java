@@ -2,6 +2,7 @@ package io.inferencecache.controlplane.core;
 
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.service.grpc.InferenceCacheService;
+import io.inferencecache.service.grpc.IngestRules;
 import io.inferencecache.service.lookup.HuggingFaceTokenizers;
 import io.inferencecache.service.lookup.LookupMetrics;
 import io.inferencecache.service.lookup.LookupRouteHandler;
@@ -26,7 +27,7 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
 
   private final GrpcContext context;
   private volatile GrpcServer server;
-  private InferenceCacheService service;
+  private volatile InferenceCacheService service;
   private HuggingFaceTokenizers tokenizers;
 
   private NettyGrpcLifecycle(final GrpcContext context) {
@@ -41,29 +42,13 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
     final LookupRouteHandler handler =
         new LookupRouteHandler(
             index, tokenizer, context.engine().getBlockSize(), metrics, System::nanoTime);
-    context.indexMetricSource().bind(index);
     service = new InferenceCacheService(index, handler, metrics, System::nanoTime, context.feed());
-    final GrpcServerConfig.Builder cfg =
-        GrpcServerConfig.builder()
-            .bindAddress(context.address().toString())
-            .maxInboundMessageSize((int) context.grpc().getMaxInboundMessageSize().toBytes())
-            .maxConcurrentCallsPerConnection(context.grpc().getMaxConcurrentCallsPerConnection())
-            .shutdownDrainTimeout(
-                java.time.Duration.ofMillis(context.grpc().getDrainTimeout().toMilliseconds()))
-            .handshakeTimeout(
-                java.time.Duration.ofMillis(context.grpc().getHandshakeTimeout().toMilliseconds()))
-            .maxConnectionIdle(
-                java.time.Duration.ofMillis(context.grpc().getMaxConnectionIdle().toMilliseconds()))
-            .maxConnections(context.grpc().getMaxConnections())
-            .maxQueueDelay(
-                java.time.Duration.ofMillis(context.grpc().getMaxQueueDelay().toMilliseconds()))
-            .tlsCertFile(context.tls().getCertFile())
-            .tlsKeyFile(context.tls().getKeyFile());
-    if (context.grpc().getExecutorThreads() > 0) {
-      cfg.executorThreads(context.grpc().getExecutorThreads());
-    }
+    final GrpcServerConfig cfg =
+        context
+            .grpc()
+            .build(context.address(), context.tls().getCertFile(), context.tls().getKeyFile());
     final GrpcServer s =
-        GrpcServer.builder(cfg.build())
+        GrpcServer.builder(cfg)
             .addService(service.definition(true))
             .onShed(service::answerShed) // a shed LookupRoute is NO_HINT with OK, never an error
             .build();
@@ -134,6 +119,18 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
   public long shedCalls() {
     final GrpcServer s = server;
     return s == null ? 0 : s.rejectedCalls();
+  }
+
+  @Override
+  public long ingestEntriesDropped(final IngestRules.EntryDrop reason) {
+    final InferenceCacheService s = service;
+    return s == null ? 0 : s.ingestRules().entriesDropped(reason);
+  }
+
+  @Override
+  public long ingestUpdatesDropped(final IngestRules.UpdateDrop reason) {
+    final InferenceCacheService s = service;
+    return s == null ? 0 : s.ingestRules().updatesDropped(reason);
   }
 
   @Override

@@ -11,12 +11,16 @@ import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 
 /**
- * The start-up checks of spec §6.4–6.5 and correction 12, each throwing {@link StartupException}.
+ * The start-up checks of docs/behaviour.md#auth and docs/behaviour.md#tls and
+ * docs/behaviour.md#startup, each throwing {@link StartupException}.
  */
 public final class StartupChecks {
   private StartupChecks() {}
 
-  /** The exit-2 matrix of §6.4 (fail closed: authentication must be configured or disabled). */
+  /**
+   * The exit-2 matrix of docs/behaviour.md#auth (fail closed: authentication must be configured or
+   * disabled).
+   */
   public static void authFlags(final AuthSettings auth) {
     final String sa = auth.getAllowedControllerSa();
     if (!sa.isEmpty() && auth.isInsecureDisableAuth()) {

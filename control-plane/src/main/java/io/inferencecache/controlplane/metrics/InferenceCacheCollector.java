@@ -12,10 +12,10 @@ import java.util.Map;
 
 /**
  * Exports the server's own series from the Dropwizard registry under their Prometheus names, types
- * and labels (spec §7): registry names are decoded with {@link MetricNames}, the family comes from
- * {@link MetricFamily}; counters as counters (Dropwizard's bridge would write gauges), {@link
- * BucketedHistogram}s as histograms, families with no series yet omitted (as client_golang). Every
- * other registry metric is left to the standard Dropwizard bridge.
+ * and labels (docs/behaviour.md#metrics): registry names are decoded with {@link MetricNames}, the
+ * family comes from {@link MetricFamily}; counters as counters (Dropwizard's bridge would write
+ * gauges), {@link BucketedHistogram}s as histograms, families with no series yet omitted (as
+ * client_golang). Every other registry metric is left to the standard Dropwizard bridge.
  */
 public final class InferenceCacheCollector extends Collector {
   /** Registry names this collector owns (the bridge filters them out). */

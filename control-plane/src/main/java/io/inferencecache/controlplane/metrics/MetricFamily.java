@@ -4,9 +4,9 @@ import io.prometheus.client.Collector;
 import java.util.List;
 
 /**
- * The catalogue of the server's own series (spec §7): Prometheus name, type, help and label names
- * (sorted, as client_golang writes them). Counters are named without {@code _total} here, as
- * simpleclient's text writer adds it.
+ * The catalogue of the server's own series (docs/behaviour.md#metrics): Prometheus name, type, help
+ * and label names (sorted, as client_golang writes them). Counters are named without {@code _total}
+ * here, as simpleclient's text writer adds it.
  */
 public enum MetricFamily {
   SERVER_UP("inferencecache_server_up", Collector.Type.GAUGE, "1 while the server runs, 0 after."),
@@ -69,7 +69,29 @@ public enum MetricFamily {
   GRPC_CALLS_SHED(
       "inferencecache_grpc_calls_shed",
       Collector.Type.COUNTER,
-      "gRPC calls shed under overload (LookupRoute answered NO_HINT, others RESOURCE_EXHAUSTED).");
+      "gRPC calls shed under overload (LookupRoute answered NO_HINT, others RESOURCE_EXHAUSTED)."),
+  INGEST_ENTRIES_DROPPED(
+      "inferencecache_ingest_entries_dropped",
+      Collector.Type.COUNTER,
+      "ReportCacheState entries dropped for a defect; the rest of the update was ingested.",
+      "reason"),
+  INGEST_UPDATES_DROPPED(
+      "inferencecache_ingest_updates_dropped",
+      Collector.Type.COUNTER,
+      "ReportCacheState updates dropped whole; the rest of the stream was ingested.",
+      "reason"),
+  INDEX_STORAGE_ENTRIES(
+      "inferencecache_index_storage_entries",
+      Collector.Type.GAUGE,
+      "Storage entries in the index (reserved probe tenant excluded)."),
+  INDEX_OFF_HEAP_BYTES(
+      "inferencecache_index_off_heap_bytes",
+      Collector.Type.GAUGE,
+      "Off-heap bytes of the prefix map and LFU counters."),
+  INDEX_DROPPED_FULL(
+      "inferencecache_index_dropped_full",
+      Collector.Type.COUNTER,
+      "Entries dropped at ingest because no room could be made in the index.");
 
   /** Buckets of {@link #LOOKUP_ROUTE_LATENCY}, seconds. */
   public static final double[] LATENCY_BUCKETS = {

@@ -3,6 +3,7 @@ package io.inferencecache.controlplane.metrics;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * LookupRoute metrics: {@code inferencecache_lookup_route_calls_total{model,reason_code,hint_used}}
@@ -10,9 +11,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * the service's {@code io.inferencecache.service.lookup.LookupMetrics#record}, so the gRPC service
  * takes {@code routeMetrics::record}.
  *
+ * <p>Only label sets that were recorded are exported, as a Prometheus client vector does: the
+ * counter of {@code (model, reason_code, hint_used)} is registered at its first call, never before
+ * (so no {@code {reason_code="NO_HINT",hint_used="true"} 0} series; {@code hint_used} follows from
+ * the reason code in practice, and a pair that never happens never shows).
+ *
  * <p>Thread-safe. For a label set seen before, {@link #record} allocates nothing: the Dropwizard
  * counter and histogram objects are cached per model, then per reason code, then per hint flag
- * (plain {@link ConcurrentHashMap#get} on the caller's strings).
+ * (plain {@link ConcurrentHashMap#get} on the caller's strings and an array read).
  */
 public final class RouteMetrics {
   private final MetricRegistry registry;
@@ -39,11 +45,15 @@ public final class RouteMetrics {
     if (series == null) {
       series = byModel.computeIfAbsent(model, m -> new ModelSeries(registry, m));
     }
-    Counter[] counters = series.byReason.get(reasonCode);
+    AtomicReferenceArray<Counter> counters = series.byReason.get(reasonCode);
     if (counters == null) {
-      counters = series.counters(reasonCode);
+      counters = series.byReason.computeIfAbsent(reasonCode, r -> new AtomicReferenceArray<>(2));
     }
-    counters[hintUsed ? 1 : 0].inc();
+    Counter c = counters.get(hintUsed ? 1 : 0);
+    if (c == null) {
+      c = series.counter(counters, reasonCode, hintUsed);
+    }
+    c.inc();
     series.latency.observe(latencyNanos / 1e9);
   }
 
@@ -51,7 +61,8 @@ public final class RouteMetrics {
     final MetricRegistry registry;
     final String model;
     final BucketedHistogram latency;
-    final ConcurrentHashMap<String, Counter[]> byReason = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, AtomicReferenceArray<Counter>> byReason =
+        new ConcurrentHashMap<>();
 
     ModelSeries(final MetricRegistry registry, final String model) {
       this.registry = registry;
@@ -64,14 +75,18 @@ public final class RouteMetrics {
               BucketedHistogram.class);
     }
 
-    Counter[] counters(final String reason) {
-      return byReason.computeIfAbsent(
-          reason,
-          r ->
-              new Counter[] {
-                registry.counter(MetricFamily.LOOKUP_ROUTE_CALLS.registryName("false", model, r)),
-                registry.counter(MetricFamily.LOOKUP_ROUTE_CALLS.registryName("true", model, r))
-              });
+    /**
+     * Registers the counter of {@code (reason, hintUsed)} on its first use and publishes it in
+     * {@code slots} (the registry returns the same counter to a racing caller).
+     */
+    Counter counter(
+        final AtomicReferenceArray<Counter> slots, final String reason, final boolean hintUsed) {
+      final Counter c =
+          registry.counter(
+              MetricFamily.LOOKUP_ROUTE_CALLS.registryName(
+                  Boolean.toString(hintUsed), model, reason));
+      slots.set(hintUsed ? 1 : 0, c);
+      return c;
     }
   }
 }

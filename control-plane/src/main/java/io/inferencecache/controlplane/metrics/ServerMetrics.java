@@ -2,11 +2,13 @@ package io.inferencecache.controlplane.metrics;
 
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
+import io.inferencecache.service.grpc.IngestRules;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 /**
- * {@code inferencecache_server_up}, {@code inferencecache_server_grpc_tls_enabled} and the gRPC
- * listener's connection series.
+ * {@code inferencecache_server_up}, {@code inferencecache_server_grpc_tls_enabled}, the gRPC
+ * listener's connection series and the ingest drop counters.
  */
 public final class ServerMetrics {
   private final MetricRegistry registry;
@@ -54,5 +56,25 @@ public final class ServerMetrics {
   public void grpcCallsShed(final LongSupplier shed) {
     registry.gauge(
         MetricFamily.GRPC_CALLS_SHED.registryName(), () -> (Gauge<Long>) shed::getAsLong);
+  }
+
+  /**
+   * Exports {@code inferencecache_ingest_entries_dropped_total{reason}} and {@code
+   * inferencecache_ingest_updates_dropped_total{reason}}, one series per reason from the start
+   * (each can happen), read from the functions at each scrape.
+   */
+  public void ingestDrops(
+      final ToLongFunction<IngestRules.EntryDrop> entries,
+      final ToLongFunction<IngestRules.UpdateDrop> updates) {
+    for (final IngestRules.EntryDrop r : IngestRules.EntryDrop.values()) {
+      registry.gauge(
+          MetricFamily.INGEST_ENTRIES_DROPPED.registryName(r.label()),
+          () -> (Gauge<Long>) () -> entries.applyAsLong(r));
+    }
+    for (final IngestRules.UpdateDrop r : IngestRules.UpdateDrop.values()) {
+      registry.gauge(
+          MetricFamily.INGEST_UPDATES_DROPPED.registryName(r.label()),
+          () -> (Gauge<Long>) () -> updates.applyAsLong(r));
+    }
   }
 }

@@ -20,11 +20,11 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * The in-process end-to-end probe behind {@code /probe} (spec §6.3): ingest a one-block chain for
- * the replica {@code __probe-<backend>} under the reserved tenant, see it through the plain index
- * lookup (stage {@code ingest}), see it win {@code PREFIX_MATCH} through the index-level
- * LookupRoute (stage {@code routing}, no handler gates), optionally run the T2 put/get (stage
- * {@code t2}), and always clear the probe replica afterwards.
+ * The in-process end-to-end probe behind {@code /probe} (docs/behaviour.md#probe): ingest a
+ * one-block chain for the replica {@code __probe-<backend>} under the reserved tenant, see it
+ * through the plain index lookup (stage {@code ingest}), see it win {@code PREFIX_MATCH} through
+ * the index-level LookupRoute (stage {@code routing}, no handler gates), optionally run the T2
+ * put/get (stage {@code t2}), and always clear the probe replica afterwards.
  *
  * <p>Thread-safe. Probes of the same (backend, model) are serialized by one of a fixed set of lock
  * stripes, so memory stays bounded whatever the request mix.

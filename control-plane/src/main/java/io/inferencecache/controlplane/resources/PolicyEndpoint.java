@@ -10,7 +10,7 @@ import java.io.IOException;
 import java.util.function.Supplier;
 
 /**
- * {@code /policy} (spec §5.1–5.3, correction 3): POST or PUT, body ≤ 1 MiB, strict decode, version
+ * {@code /policy} (docs/behaviour.md#policy): POST or PUT, body ≤ 1 MiB, strict decode, version
  * window [3, 7], normalization of older versions, atomic replace of the index's policy store, 204.
  */
 public final class PolicyEndpoint implements Endpoint {

@@ -8,7 +8,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 
 /**
- * {@code /probe} (spec §6.3, correction 14): POST only, body ≤ 4 KiB; errors in the order method →
+ * {@code /probe} (docs/behaviour.md#probe): POST only, body ≤ 4 KiB; errors in the order method →
  * decode → trailing content → required fields; 200 with the stage outcomes.
  */
 public final class ProbeEndpoint implements Endpoint {

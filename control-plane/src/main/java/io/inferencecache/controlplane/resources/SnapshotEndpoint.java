@@ -7,7 +7,10 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.function.Supplier;
 
-/** {@code /snapshot} (spec §6.2): GET only (HEAD included in the 405s), the index aggregate. */
+/**
+ * {@code /snapshot} (docs/behaviour.md#snapshot): GET only (HEAD included in the 405s), the index
+ * aggregate.
+ */
 public final class SnapshotEndpoint implements Endpoint {
   private final Supplier<CacheIndex> index;
 

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -32,6 +34,7 @@ public final class FakeApiServer implements AutoCloseable {
   private final List<String> seenAudiences = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Set<String> expired = ConcurrentHashMap.newKeySet();
   private volatile long delayMillis;
+  private final CountDownLatch stopped = new CountDownLatch(1);
 
   public FakeApiServer() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -47,8 +50,9 @@ public final class FakeApiServer implements AutoCloseable {
             reviews.incrementAndGet();
             final long delay = delayMillis;
             if (delay > 0) {
+              // Held back for the delay, or until the server stops (whichever comes first).
               try {
-                Thread.sleep(delay);
+                stopped.await(delay, TimeUnit.MILLISECONDS);
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
@@ -123,6 +127,7 @@ public final class FakeApiServer implements AutoCloseable {
   }
 
   public void stop() {
+    stopped.countDown();
     server.stop(0);
     ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
   }

@@ -1,8 +1,8 @@
 package io.inferencecache.engine.policy;
 
 /**
- * The cap-eviction algorithm of a namespace (spec §4.2). Resolved from the policy at sweep or
- * lookup time, never stored on an index entry.
+ * The cap-eviction algorithm of a namespace (docs/behaviour.md#eviction-lru-lfu). Resolved from the
+ * policy at sweep or lookup time, never stored on an index entry.
  */
 public enum EvictionAlgorithm {
   /** Least recently used: victims ordered by {@code lastSeen} alone. The default. */

@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A whole {@code /policy} body (spec §5.2): the schema version, every namespace's policy and every
- * tenant's quota. The controller pushes the full set each time; {@link
+ * A whole {@code /policy} body (docs/behaviour.md#policy): the schema version, every namespace's
+ * policy and every tenant's quota. The controller pushes the full set each time; {@link
  * PolicyStore#replace(PolicySnapshot)} swaps it in as a whole.
  *
  * <p>Immutable and thread-safe; the lists are unmodifiable copies and hold no {@code null}.
@@ -49,8 +49,8 @@ public record PolicySnapshot(int version, List<PolicySpec> policies, List<Tenant
 
   /**
    * This snapshot with the fields an older body cannot carry filled with their defaults (spec
-   * §5.3), so that a v3–v6 controller's policies resolve as their authors meant and not as explicit
-   * opt-outs. Applied only when {@code version < 7}; cumulative per policy:
+   * docs/behaviour.md#policy), so that a v3–v6 controller's policies resolve as their authors meant
+   * and not as explicit opt-outs. Applied only when {@code version < 7}; cumulative per policy:
    *
    * <ul>
    *   <li>{@code version < 4}: {@code minimumMatchedTokens == 0} → {@value

@@ -1,9 +1,10 @@
 package io.inferencecache.engine.policy;
 
 /**
- * One cache policy as written in a {@code /policy} body ({@code policies[]}, v7 shape, spec §5.2),
- * before defaults and clamps. Fields whose absence means something on the wire are boxed and {@code
- * null} when absent; {@link ResolvedPolicy#of(PolicySpec)} turns a spec into the lookup-time view.
+ * One cache policy as written in a {@code /policy} body ({@code policies[]}, v7 shape,
+ * docs/behaviour.md#policy), before defaults and clamps. Fields whose absence means something on
+ * the wire are boxed and {@code null} when absent; {@link ResolvedPolicy#of(PolicySpec)} turns a
+ * spec into the lookup-time view.
  *
  * <p>Immutable and thread-safe.
  *

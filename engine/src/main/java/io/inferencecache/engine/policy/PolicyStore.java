@@ -14,7 +14,8 @@ import org.agrona.collections.Object2LongHashMap;
 
 /**
  * The server's policies and tenant quotas: one immutable compiled snapshot behind a volatile
- * reference, replaced as a whole by {@link #replace(PolicySnapshot)} (spec §5.1, §4.4).
+ * reference, replaced as a whole by {@link #replace(PolicySnapshot)} (docs/behaviour.md#policy and
+ * docs/behaviour.md#eviction-quota).
  *
  * <p>Policies are keyed by namespace (= the LookupRoute {@code tenant_id}); quotas by {@code
  * tenantID} (= the ingest {@code tenant_id}). Both live in the same compiled snapshot, so a push
@@ -37,8 +38,8 @@ public final class PolicyStore {
   public static final long UNBOUNDED = -1L;
 
   /**
-   * The tenant the backend probe ingests under (spec §4.5). It is always quota-exempt: a quota
-   * entry naming it is stored but has no effect.
+   * The tenant the backend probe ingests under (docs/behaviour.md#probe-tenant). It is always
+   * quota-exempt: a quota entry naming it is stored but has no effect.
    */
   public static final String RESERVED_PROBE_TENANT = "inferencecache.io/probe";
 

@@ -2,7 +2,8 @@ package io.inferencecache.engine.policy;
 
 /**
  * The policy a lookup, an ingest or a sweep applies to one namespace: every default and clamp of
- * spec §5.2 and §5.4 already applied, primitive fields only.
+ * docs/behaviour.md#policy and docs/behaviour.md#policy-resolution already applied, primitive
+ * fields only.
  *
  * <p>Units: TTL in nanoseconds, lookup timeout in milliseconds, token counts in tokens. Sentinels:
  * {@code minimumPrefixTokens == 0} means no request-side gate, {@code minimumMatchedTokens == 0} no
@@ -36,9 +37,9 @@ public final class ResolvedPolicy {
   public static final boolean ENABLE_TENANT_HOT_DEFAULT = true;
 
   /**
-   * What a namespace without a policy gets (spec §5.4): TTL 30 min, no prefix gate, matched floor
-   * 64, routing floor 0.1, no timeout, affinity on, LRU, chain matching on, chain not required,
-   * tenant-hot on; {@link #explicit()} is {@code false}.
+   * What a namespace without a policy gets (docs/behaviour.md#policy-resolution): TTL 30 min, no
+   * prefix gate, matched floor 64, routing floor 0.1, no timeout, affinity on, LRU, chain matching
+   * on, chain not required, tenant-hot on; {@link #explicit()} is {@code false}.
    */
   public static final ResolvedPolicy DEFAULTS =
       new ResolvedPolicy(
@@ -96,7 +97,7 @@ public final class ResolvedPolicy {
   }
 
   /**
-   * Resolves a stored policy (spec §5.2 table), with {@link #explicit()} {@code true}:
+   * Resolves a stored policy (docs/behaviour.md#policy), with {@link #explicit()} {@code true}:
    *
    * <ul>
    *   <li>{@code evictionTTLNanos <= 0} → {@link #TTL_NANOS_DEFAULT};

@@ -3,7 +3,7 @@ package io.inferencecache.engine.policy;
 /**
  * The lookup strategy gates of one policy, as written in a {@code /policy} body ({@code
  * policies[].strategy}). A {@code null} member is absent on the wire and resolves to its default
- * (spec §5.2).
+ * (docs/behaviour.md#policy).
  *
  * @param enableChainMatching whether block-hash chain longest-prefix matching may be used; {@code
  *     null} → {@code true}

@@ -1,7 +1,8 @@
 package io.inferencecache.engine.policy;
 
 /**
- * One tenant quota as written in a {@code /policy} body ({@code tenants[]}, spec §4.4, §5.2).
+ * One tenant quota as written in a {@code /policy} body ({@code tenants[]},
+ * docs/behaviour.md#eviction-quota and docs/behaviour.md#policy).
  *
  * @param tenantID the ingest {@code tenant_id} the quota applies to; {@code null} or empty → the
  *     entry is dropped by {@link PolicyStore#replace(PolicySnapshot)}

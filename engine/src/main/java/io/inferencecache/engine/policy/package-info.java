@@ -1,6 +1,6 @@
 /**
  * Per-namespace cache policies and per-tenant entry quotas, as pushed by the controller to {@code
- * /policy} (spec §5), and their lookup-time resolution.
+ * /policy} (docs/behaviour.md#policy), and their lookup-time resolution.
  *
  * <p>Three layers:
  *

@@ -6,7 +6,7 @@ import java.util.Base64;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
-/** The golden vectors of the upstream fingerprint (spec §2.3, checklist §9.4). */
+/** The golden vectors of the upstream fingerprint (docs/behaviour.md#fingerprint,. */
 class FingerprintTest {
 
   private static int[] range(final int fromInclusive, final int toInclusive) {

@@ -7,7 +7,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.NullAndEmptySource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Spec §4.2: only "lfu", in any case, means LFU. */
+/** docs/behaviour.md#eviction-lru-lfu: only "lfu", in any case, means LFU. */
 class EvictionAlgorithmTest {
 
   @ParameterizedTest

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The version window and the version normalization of spec §5.3 (checklist §9.2 281–286). */
+/** The version window and the version normalization of docs/behaviour.md#policy 281–286). */
 class PolicySnapshotTest {
 
   private static PolicySnapshot snapshot(final int version, final PolicySpec... policies) {

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Readers racing a writer that flips between two snapshots never see a mix of them (checklist §9.2
- * 217). In snapshot {@code v} every checked field of namespace {@code a} and tenant {@code a} is
- * derived from {@code v}, and namespace {@code only-in-1} exists only in snapshot 1.
+ * Readers racing a writer that flips between two snapshots never see a mix of them 217). In
+ * snapshot {@code v} every checked field of namespace {@code a} and tenant {@code a} is derived
+ * from {@code v}, and namespace {@code only-in-1} exists only in snapshot 1.
  */
 class PolicyStoreConcurrencyTest {
 

@@ -14,8 +14,8 @@ import java.util.function.ToIntFunction;
 import org.junit.jupiter.api.Test;
 
 /**
- * The store's contract (spec §4.4, §5.1–5.4; checklist §9.2 204–206, 214–216, 219, 224, 275–278,
- * 280, 287–290).
+ * The store's contract (docs/behaviour.md#eviction-quota and docs/behaviour.md#policy and
+ * docs/behaviour.md#policy-resolution; 204–206, 214–216, 219, 224, 275–278, 280, 287–290).
  */
 class PolicyStoreTest {
 
@@ -149,7 +149,7 @@ class PolicyStoreTest {
     assertThat(store.resolve("no-policy").eviction()).isEqualTo(EvictionAlgorithm.LRU);
   }
 
-  // --- replace (214–216, §10 item 3) ---
+  // --- replace (214–216, docs/behaviour.md#policy) ---
 
   @Test
   void replaceIsAtomicAndDropsStaleNamespaces() {

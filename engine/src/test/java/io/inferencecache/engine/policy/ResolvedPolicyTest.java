@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** Resolution of one stored policy (spec §5.2 table) and the no-policy defaults (spec §5.4). */
+/**
+ * Resolution of one stored policy (docs/behaviour.md#policy) and the no-policy defaults
+ * (docs/behaviour.md#policy-resolution).
+ */
 class ResolvedPolicyTest {
 
   private static ResolvedPolicy resolve(final PolicySpec.Builder builder) {

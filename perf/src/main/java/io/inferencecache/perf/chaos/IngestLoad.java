@@ -7,7 +7,6 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.inferencecache.perf.AckFuture;
-import io.inferencecache.perf.ToolFlags;
 import io.inferencecache.proto.v1alpha1.Ack;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
@@ -25,11 +24,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The crash/restart test's client ({@code ops/chaos/kill-restart.sh}, the {@code KillRestartIT}).
@@ -94,39 +97,105 @@ public final class IngestLoad {
     return NettyChannelBuilder.forTarget(target).usePlaintext().build();
   }
 
-  public static void main(final String[] args) throws Exception {
-    if (args.length == 0) {
-      System.err.println(
-          "usage: IngestLoad load --target H:P --acked FILE --start K [--batch 64] [--blocks 4]"
-              + " [--replicas 8] [--max-chains N] [--max-seconds S] [--rate CHAINS_PER_S]"
-              + " [--lookups N]\n"
-              + "       IngestLoad check --target H:P --acked FILE [--blocks 4] [--replicas 8]"
-              + " [--sample 3000] [--never 200]");
-      System.exit(2);
+  /** The command line: {@code IngestLoad load|check}, each with {@code --help}. */
+  @Command(
+      name = "IngestLoad",
+      mixinStandardHelpOptions = true,
+      subcommands = {LoadFlags.class, CheckFlags.class},
+      description =
+          "ReportCacheState ingest load for the kill-restart chaos test, and the check of what was acknowledged.")
+  static final class Tool {}
+
+  /** Exit codes: 0 success, 1 failure found, 2 usage error. */
+  public static void main(final String[] args) {
+    System.exit(new CommandLine(new Tool()).execute(args));
+  }
+
+  /** The flags of {@code load}. */
+  @Command(
+      name = "load",
+      mixinStandardHelpOptions = true,
+      description = "Drives ReportCacheState ingest and records every acknowledged chain range.")
+  static final class LoadFlags implements Callable<Integer> {
+    @Option(names = "--start", defaultValue = "0", paramLabel = "N")
+    long start;
+
+    @Option(names = "--batch", defaultValue = "64", paramLabel = "N")
+    int batch;
+
+    @Option(names = "--blocks", defaultValue = "4", paramLabel = "N")
+    int blocks;
+
+    @Option(names = "--replicas", defaultValue = "8", paramLabel = "N")
+    int replicas;
+
+    @Option(names = "--max-chains", defaultValue = "1000000000", paramLabel = "N")
+    long maxChains;
+
+    @Option(names = "--max-seconds", defaultValue = "60", paramLabel = "N")
+    double maxSeconds;
+
+    @Option(names = "--lookups", defaultValue = "0", paramLabel = "N")
+    int lookups;
+
+    @Option(names = "--rate", defaultValue = "0", paramLabel = "N")
+    double rate;
+
+    @Option(names = "--target", required = true, paramLabel = "VALUE")
+    String target;
+
+    @Option(names = "--acked", required = true, paramLabel = "VALUE")
+    String acked;
+
+    @Override
+    public Integer call() throws Exception {
+      return load(this);
     }
-    final Map<String, String> f = ToolFlags.parse(args, 1);
-    final int code =
-        switch (args[0]) {
-          case "load" -> load(f);
-          case "check" -> check(f);
-          default -> 2;
-        };
-    System.exit(code);
+  }
+
+  /** The flags of {@code check}. */
+  @Command(
+      name = "check",
+      mixinStandardHelpOptions = true,
+      description = "Checks that every acknowledged chain is still answered PREFIX_MATCH.")
+  static final class CheckFlags implements Callable<Integer> {
+    @Option(names = "--blocks", defaultValue = "4", paramLabel = "N")
+    int blocks;
+
+    @Option(names = "--replicas", defaultValue = "8", paramLabel = "N")
+    int replicas;
+
+    @Option(names = "--sample", defaultValue = "3000", paramLabel = "N")
+    int sample;
+
+    @Option(names = "--never", defaultValue = "200", paramLabel = "N")
+    int never;
+
+    @Option(names = "--target", required = true, paramLabel = "VALUE")
+    String target;
+
+    @Option(names = "--acked", required = true, paramLabel = "VALUE")
+    String acked;
+
+    @Override
+    public Integer call() throws Exception {
+      return check(this);
+    }
   }
 
   // ---- load
 
-  static int load(final Map<String, String> f) throws Exception {
-    final String target = f.get("target");
-    final Path acked = Path.of(f.get("acked"));
-    long next = Long.parseLong(f.getOrDefault("start", "0"));
-    final int batch = Integer.parseInt(f.getOrDefault("batch", "64"));
-    final int blocks = Integer.parseInt(f.getOrDefault("blocks", "4"));
-    final int replicas = Integer.parseInt(f.getOrDefault("replicas", "8"));
-    final long maxChains = Long.parseLong(f.getOrDefault("max-chains", "1000000000"));
-    final double maxSeconds = Double.parseDouble(f.getOrDefault("max-seconds", "60"));
-    final int lookupThreads = Integer.parseInt(f.getOrDefault("lookups", "0"));
-    final double rate = Double.parseDouble(f.getOrDefault("rate", "0")); // chains/s, 0 = unpaced
+  static int load(final LoadFlags o) throws Exception {
+    final String target = o.target;
+    final Path acked = Path.of(o.acked);
+    long next = o.start;
+    final int batch = o.batch;
+    final int blocks = o.blocks;
+    final int replicas = o.replicas;
+    final long maxChains = o.maxChains;
+    final double maxSeconds = o.maxSeconds;
+    final int lookupThreads = o.lookups;
+    final double rate = o.rate; // chains/s, 0 = unpaced
     final long begin = System.nanoTime();
     final long end = System.nanoTime() + (long) (maxSeconds * 1e9);
     final long first = next;
@@ -260,13 +329,13 @@ public final class IngestLoad {
 
   // ---- check
 
-  static int check(final Map<String, String> f) throws Exception {
-    final String target = f.get("target");
-    final Path acked = Path.of(f.get("acked"));
-    final int blocks = Integer.parseInt(f.getOrDefault("blocks", "4"));
-    final int replicas = Integer.parseInt(f.getOrDefault("replicas", "8"));
-    final int sample = Integer.parseInt(f.getOrDefault("sample", "3000"));
-    final int never = Integer.parseInt(f.getOrDefault("never", "200"));
+  static int check(final CheckFlags o) throws Exception {
+    final String target = o.target;
+    final Path acked = Path.of(o.acked);
+    final int blocks = o.blocks;
+    final int replicas = o.replicas;
+    final int sample = o.sample;
+    final int never = o.never;
     final List<long[]> ranges = new ArrayList<>();
     long total = 0;
     if (Files.exists(acked)) {

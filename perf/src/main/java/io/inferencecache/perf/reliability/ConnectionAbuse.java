@@ -4,7 +4,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
-import io.inferencecache.perf.ToolFlags;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.netty.bootstrap.Bootstrap;
@@ -31,9 +30,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Connection abuse against a running server (started with {@code --insecure-disable-auth}),
@@ -54,14 +56,48 @@ public final class ConnectionAbuse {
   private static String snapshot;
   private static int failures;
 
-  public static void main(final String[] args) throws Exception {
-    final Map<String, String> f = ToolFlags.parse(args, 0);
-    grpc = f.get("grpc");
-    http = f.get("http");
-    snapshot = f.get("snapshot");
-    final int idle = Integer.parseInt(f.getOrDefault("idle", "1000"));
-    final int slow = Integer.parseInt(f.getOrDefault("slowloris", "200"));
-    final int seconds = Integer.parseInt(f.getOrDefault("seconds", "15"));
+  /** The command line. */
+  @Command(
+      name = "ConnectionAbuse",
+      mixinStandardHelpOptions = true,
+      description = "Idle connections, slowloris, ping flood and oversized messages; then probes.")
+  static final class Flags implements Callable<Integer> {
+    @Option(names = "--grpc", required = true, paramLabel = "HOST:PORT")
+    String grpc;
+
+    @Option(names = "--http", required = true, paramLabel = "HOST:PORT")
+    String http;
+
+    @Option(names = "--snapshot", required = true, paramLabel = "HOST:PORT")
+    String snapshot;
+
+    @Option(names = "--idle", defaultValue = "1000", paramLabel = "N")
+    int idle;
+
+    @Option(names = "--slowloris", defaultValue = "200", paramLabel = "N")
+    int slowloris;
+
+    @Option(names = "--seconds", defaultValue = "15", paramLabel = "N")
+    int seconds;
+
+    @Override
+    public Integer call() throws Exception {
+      return run(this);
+    }
+  }
+
+  /** Exit codes: 0 every probe passed, 1 a failure, 2 usage error. */
+  public static void main(final String[] args) {
+    System.exit(new CommandLine(new Flags()).execute(args));
+  }
+
+  static int run(final Flags o) throws Exception {
+    grpc = o.grpc;
+    http = o.http;
+    snapshot = o.snapshot;
+    final int idle = o.idle;
+    final int slow = o.slowloris;
+    final int seconds = o.seconds;
     System.out.println(
         "| abuse | size | server's answer | worst probe during (healthz ms / LookupRoute ms) |\n"
             + "|---|---|---|---|");
@@ -83,7 +119,7 @@ public final class ConnectionAbuse {
     System.out.printf(
         Locale.ROOT, "server heap used after: %.0f MiB%n", jvm.heapUsedBytes() / (1 << 20));
     System.out.println(failures == 0 ? "RESULT=PASS" : "RESULT=FAIL failures=" + failures);
-    System.exit(failures == 0 ? 0 : 1);
+    return failures == 0 ? 0 : 1;
   }
 
   private static InetSocketAddress addr(final String hostPort) {

@@ -3,7 +3,6 @@ package io.inferencecache.perf.reliability;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
-import io.inferencecache.perf.ToolFlags;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
@@ -12,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Overload drivers against a running server (docs/reliability.md), loopback only, bounded in time.
@@ -50,19 +53,86 @@ import java.util.regex.Pattern;
 public final class Overload {
   private Overload() {}
 
-  public static void main(final String[] args) throws Exception {
-    if (args.length == 0) {
-      System.err.println("usage: Overload lookups|ingest-flood --grpc H:P --http H:P ...");
-      System.exit(2);
+  /** The command line: {@code Overload lookups|ingest-flood}, each with {@code --help}. */
+  @Command(
+      name = "Overload",
+      mixinStandardHelpOptions = true,
+      subcommands = {LookupsFlags.class, IngestFloodFlags.class},
+      description = "LookupRoute and ingest overload against a running server.")
+  static final class Tool {}
+
+  /** Exit codes: 0 success, 1 failure found, 2 usage error. */
+  public static void main(final String[] args) {
+    System.exit(new CommandLine(new Tool()).execute(args));
+  }
+
+  /** The flags of {@code lookups}. */
+  @Command(
+      name = "lookups",
+      mixinStandardHelpOptions = true,
+      description = "Closed-loop maximum, then open-loop LookupRoute at 1x/2x/10x of it.")
+  static final class LookupsFlags implements Callable<Integer> {
+    @Option(names = "--seconds", defaultValue = "10", paramLabel = "N")
+    double seconds;
+
+    @Option(names = "--preload", defaultValue = "20000", paramLabel = "N")
+    long preload;
+
+    @Option(names = "--channels", defaultValue = "4", paramLabel = "N")
+    int channels;
+
+    @Option(names = "--max-outstanding", defaultValue = "20000", paramLabel = "N")
+    int maxOutstanding;
+
+    @Option(names = "--deadline-ms", defaultValue = "10000", paramLabel = "N")
+    long deadlineMs;
+
+    @Option(names = "--in-flight", defaultValue = "64", paramLabel = "N")
+    int inFlight;
+
+    @Option(names = "--grpc", required = true, paramLabel = "VALUE")
+    String grpc;
+
+    @Option(names = "--http", required = true, paramLabel = "VALUE")
+    String http;
+
+    @Override
+    public Integer call() throws Exception {
+      return lookups(this);
     }
-    final Map<String, String> f = ToolFlags.parse(args, 1);
-    final int code =
-        switch (args[0]) {
-          case "lookups" -> lookups(f);
-          case "ingest-flood" -> ingestFlood(f);
-          default -> 2;
-        };
-    System.exit(code);
+  }
+
+  /** The flags of {@code ingest-flood}. */
+  @Command(
+      name = "ingest-flood",
+      mixinStandardHelpOptions = true,
+      description = "Lookup p99 idle vs under a ReportCacheState flood; nothing accepted lost.")
+  static final class IngestFloodFlags implements Callable<Integer> {
+    @Option(names = "--seconds", defaultValue = "10", paramLabel = "N")
+    double seconds;
+
+    @Option(names = "--rate", defaultValue = "500", paramLabel = "N")
+    double rate;
+
+    @Option(names = "--streams", defaultValue = "4", paramLabel = "N")
+    int streams;
+
+    @Option(names = "--preload", defaultValue = "20000", paramLabel = "N")
+    long preload;
+
+    @Option(names = "--grpc", required = true, paramLabel = "VALUE")
+    String grpc;
+
+    @Option(names = "--http", required = true, paramLabel = "VALUE")
+    String http;
+
+    @Option(names = "--snapshot", required = true, paramLabel = "VALUE")
+    String snapshot;
+
+    @Override
+    public Integer call() throws Exception {
+      return ingestFlood(this);
+    }
   }
 
   /** Outcome of one driven phase. */
@@ -251,15 +321,15 @@ public final class Overload {
       "| phase | target calls/s | sent calls/s | p50 ms | p99 ms | would-hit answered with a hint"
           + " | non-OK | not sent (client cap) |\n|---|---|---|---|---|---|---|---|";
 
-  static int lookups(final Map<String, String> f) throws Exception {
-    final String grpc = f.get("grpc");
-    final String metrics = "http://" + f.get("http") + "/metrics";
-    final double seconds = Double.parseDouble(f.getOrDefault("seconds", "10"));
-    final long preload = Long.parseLong(f.getOrDefault("preload", "20000"));
-    final int nch = Integer.parseInt(f.getOrDefault("channels", "4"));
-    final int maxOutstanding = Integer.parseInt(f.getOrDefault("max-outstanding", "20000"));
-    final long deadlineMillis = Long.parseLong(f.getOrDefault("deadline-ms", "10000"));
-    final int inFlight = Integer.parseInt(f.getOrDefault("in-flight", "64"));
+  static int lookups(final LookupsFlags o) throws Exception {
+    final String grpc = o.grpc;
+    final String metrics = "http://" + o.http + "/metrics";
+    final double seconds = o.seconds;
+    final long preload = o.preload;
+    final int nch = o.channels;
+    final int maxOutstanding = o.maxOutstanding;
+    final long deadlineMillis = o.deadlineMs;
+    final int inFlight = o.inFlight;
     final List<ManagedChannel> chs = new ArrayList<>();
     for (int i = 0; i < nch; i++) {
       chs.add(Load.channel(grpc));
@@ -323,14 +393,14 @@ public final class Overload {
     return m.find() ? Long.parseLong(m.group(1)) : -1;
   }
 
-  static int ingestFlood(final Map<String, String> f) throws Exception {
-    final String grpc = f.get("grpc");
-    final String metrics = "http://" + f.get("http") + "/metrics";
-    final String snapshot = f.get("snapshot");
-    final double seconds = Double.parseDouble(f.getOrDefault("seconds", "10"));
-    final double rate = Double.parseDouble(f.getOrDefault("rate", "500"));
-    final int streams = Integer.parseInt(f.getOrDefault("streams", "4"));
-    final long preload = Long.parseLong(f.getOrDefault("preload", "20000"));
+  static int ingestFlood(final IngestFloodFlags o) throws Exception {
+    final String grpc = o.grpc;
+    final String metrics = "http://" + o.http + "/metrics";
+    final String snapshot = o.snapshot;
+    final double seconds = o.seconds;
+    final double rate = o.rate;
+    final int streams = o.streams;
+    final long preload = o.preload;
     final List<ManagedChannel> chs = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       chs.add(Load.channel(grpc));

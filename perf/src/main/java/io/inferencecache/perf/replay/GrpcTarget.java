@@ -8,6 +8,7 @@ import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.IndexConfig;
+import io.inferencecache.engine.LookupRouter;
 import io.inferencecache.proto.v1alpha1.Ack;
 import io.inferencecache.proto.v1alpha1.CacheEvent;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
@@ -78,7 +79,7 @@ final class GrpcTarget implements RouteTarget {
         new LookupRouteHandler(
             index,
             PromptTokenizer.NONE,
-            LookupRouteHandler.DEFAULT_ENGINE_BLOCK_SIZE,
+            LookupRouter.DEFAULT_ENGINE_BLOCK_SIZE,
             metrics,
             System::nanoTime);
     final InferenceCacheService service =

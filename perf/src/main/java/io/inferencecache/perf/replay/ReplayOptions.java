@@ -178,8 +178,8 @@ public final class ReplayOptions {
     final List<String> u = new ArrayList<>();
     u.add("TraceReplay [options]   replays a Mooncake trace against the inference-cache server");
     u.add(
-        "  --trace PATH              JSONL trace (default: ../shared/data/mooncake/"
-            + "conversation_trace.jsonl, searched from the working directory up)");
+        "  --trace NAME|PATH         conversation (default) or synthetic (the traces in"
+            + " perf/data/), or a JSONL file, .gz read compressed");
     u.add(
         "  --mode grpc|engine        grpc: the real server over loopback (default);"
             + " engine: CacheIndex calls, no gRPC");

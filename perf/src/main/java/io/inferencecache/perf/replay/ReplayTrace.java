@@ -2,11 +2,10 @@ package io.inferencecache.perf.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferencecache.perf.MooncakeTrace;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,12 +38,15 @@ public final class ReplayTrace {
     this.chains = chains;
   }
 
-  /** Reads a Mooncake JSONL trace; requests without hash_ids are skipped. */
+  /**
+   * Reads a Mooncake JSONL trace, gzip-compressed when the name ends in {@code .gz}; requests
+   * without hash_ids are skipped.
+   */
   public static ReplayTrace load(final Path path) {
     final ObjectMapper mapper = new ObjectMapper();
     final List<long[]> chains = new ArrayList<>();
     final List<long[]> meta = new ArrayList<>();
-    try (BufferedReader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+    try (BufferedReader in = MooncakeTrace.open(path)) {
       String line;
       while ((line = in.readLine()) != null) {
         if (line.isBlank()) {

@@ -1,14 +1,13 @@
 package io.inferencecache.perf.service;
 
+import io.inferencecache.engine.RouteCall;
+import io.inferencecache.engine.RouteRequest;
+import io.inferencecache.engine.RouteResult;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.proto.v1alpha1.ReplicaScore;
 import io.inferencecache.service.grpc.InProcessLookupPath;
 import io.inferencecache.service.grpc.ProtoLookupCodec;
-import io.inferencecache.service.lookup.CallContext;
-import io.inferencecache.service.lookup.LookupInput;
-import io.inferencecache.service.lookup.LookupOutput;
-import io.inferencecache.service.lookup.LookupRouteHandler;
 import java.io.IOException;
 import java.util.Comparator;
 import java.util.List;
@@ -30,10 +29,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One LookupRoute through the handler in process, wire bytes to wire bytes, on the zero-copy path
- * and on the default protobuf path, in the same JMH run (issue 3 §5.1). Each operation answers one
- * of 1,024 pre-serialized LookupRouteRequests (a whole 64-block chain, 8-byte hashes, 16
- * tokens/block, picked at random from the {@code chains} of a {@link ServiceFixture}; every one a
- * full PREFIX_MATCH by its {@code holders} replicas):
+ * and on the default protobuf path, in the same JMH run. Each operation answers one of 1,024
+ * pre-serialized LookupRouteRequests (a whole 64-block chain, 8-byte hashes, 16 tokens/block,
+ * picked at random from the {@code chains} of a {@link ServiceFixture}; every one a full
+ * PREFIX_MATCH by its {@code holders} replicas):
  *
  * <ul>
  *   <li>{@link #zeroCopyDirect}: the request in a direct buffer behind a {@code KnownLength} +
@@ -75,16 +74,14 @@ public class LookupRoutePathBenchmark {
   private RequestStreams.Direct direct;
   private RequestStreams.Heap heap;
   private final RequestStreams.Sink sink = new RequestStreams.Sink();
-  private final LookupInput protoIn = new LookupInput();
-  private final LookupOutput protoOut = new LookupOutput();
-  private LookupRouteHandler.Scratch protoScratch;
+  private final RouteRequest protoIn = new RouteRequest();
+  private final RouteResult protoOut = new RouteResult();
   private int next;
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
     fixture = ServiceFixture.build(chains, holders, replicas);
     zeroCopy = InProcessLookupPath.of(fixture.service);
-    protoScratch = new LookupRouteHandler.Scratch();
     requests = fixture.requests(REQUESTS, 42);
     direct = new RequestStreams.Direct(requests);
     heap = new RequestStreams.Heap(requests);
@@ -157,8 +154,8 @@ public class LookupRoutePathBenchmark {
     final long start = System.nanoTime();
     final LookupRouteRequest req = LookupRouteRequest.parseFrom(requests[next++ & (REQUESTS - 1)]);
     ProtoLookupCodec.fill(req, protoIn);
-    fixture.handler.handle(protoIn, protoOut, CallContext.NONE, protoScratch, start);
-    ProtoLookupCodec.toProto(protoOut, fixture.index, req.getAdapterId()).writeTo(sink.reset());
+    fixture.handler.handle(protoIn, protoOut, RouteCall.NONE, start);
+    ProtoLookupCodec.toProto(protoOut, req.getAdapterId()).writeTo(sink.reset());
     return sink.size;
   }
 }

@@ -25,7 +25,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,11 +41,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * LookupRoute over loopback against the transport floor (issue 3 §5.2): the whole server stack
- * ({@link GrpcServer}: grpc-netty, its handler pool and admission, the zero-copy LookupRoute path)
- * with an index of {@code chains × 64 × holders} holder-blocks (default 4,096 × 64 × 4 =
- * 1,048,576), and in the same run the same server's {@code grpc.health.v1.Health/Check} (an empty
- * request, a 2-byte response) as the empty unary RPC.
+ * LookupRoute over loopback against the transport floor: the whole server stack ({@link
+ * GrpcServer}: grpc-netty, its handler pool and admission, the zero-copy LookupRoute path) with an
+ * index of {@code chains × 64 × holders} holder-blocks (default 4,096 × 64 × 4 = 1,048,576), and in
+ * the same run the same server's {@code grpc.health.v1.Health/Check} (an empty request, a 2-byte
+ * response) as the empty unary RPC.
  *
  * <p>The load generator is a grpc-netty client on 127.0.0.1, plaintext, sending pre-serialized
  * requests through byte-array marshallers (so the client spends as little CPU as it can: it shares
@@ -250,88 +249,6 @@ public final class LoopbackLoad {
     }
   }
 
-  // ------------------------------------------------------------------------------------------
-  // Machine and process accounting
-
-  /** CPU seconds of this process, machine busy share, load and server allocation for a window. */
-  static final class Meter {
-    private final com.sun.management.OperatingSystemMXBean os =
-        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    private final com.sun.management.ThreadMXBean threads =
-        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    private long wall0;
-    private long cpu0;
-    private long[] stat0;
-    private long serverAlloc0;
-    private long clientAlloc0;
-
-    void start() {
-      wall0 = System.nanoTime();
-      cpu0 = os.getProcessCpuTime();
-      stat0 = procStat();
-      serverAlloc0 = allocated(true);
-      clientAlloc0 = allocated(false);
-    }
-
-    /** Adds this window's figures to {@code row}; allocation divided by {@code calls}. */
-    void stop(final Map<String, Object> row, final long calls) {
-      final long wall = System.nanoTime() - wall0;
-      final long cpu = os.getProcessCpuTime() - cpu0;
-      final long[] stat1 = procStat();
-      final int cores = Runtime.getRuntime().availableProcessors();
-      row.put("processCpuCores", round((double) cpu / wall, 2));
-      if (stat0 != null && stat1 != null) {
-        final double total = stat1[0] - stat0[0];
-        final double idle = stat1[1] - stat0[1];
-        row.put("machineBusyPct", round(100 * (1 - idle / Math.max(1, total)), 1));
-        // Share of the machine's busy time that was not this process (other engineers' builds).
-        final double busyCores = cores * (1 - idle / Math.max(1, total));
-        row.put("otherBusyCores", round(Math.max(0, busyCores - (double) cpu / wall), 2));
-      }
-      row.put("loadAvg1m", round(os.getSystemLoadAverage(), 2));
-      if (calls > 0) {
-        final long server = allocated(true) - serverAlloc0;
-        final long client = allocated(false) - clientAlloc0;
-        if (serverAlloc0 >= 0 && server > 0) {
-          row.put("serverBytesPerCall", Math.round((double) server / calls));
-        }
-        row.put("clientBytesPerCall", Math.round((double) client / calls));
-      }
-    }
-
-    /** Bytes allocated so far by the server's threads (or every other live thread), or -1. */
-    private long allocated(final boolean server) {
-      long sum = 0;
-      boolean any = false;
-      for (Thread t : Thread.getAllStackTraces().keySet()) {
-        final boolean isServer = t.getName().startsWith("inferencecache-grpc-");
-        if (isServer == server) {
-          final long b = threads.getThreadAllocatedBytes(t.getId());
-          if (b > 0) {
-            sum += b;
-            any |= isServer;
-          }
-        }
-      }
-      return server && !any ? -1 : sum;
-    }
-
-    /** {total, idle} jiffies from /proc/stat, or null. */
-    private static long[] procStat() {
-      try {
-        final String cpu = Files.readAllLines(Path.of("/proc/stat")).get(0);
-        final String[] f = cpu.trim().split("\\s+");
-        long total = 0;
-        for (int i = 1; i < f.length && i <= 8; i++) {
-          total += Long.parseLong(f[i]);
-        }
-        return new long[] {total, Long.parseLong(f[4]) + Long.parseLong(f[5])};
-      } catch (IOException | RuntimeException e) {
-        return null;
-      }
-    }
-  }
-
   static double round(final double v, final int digits) {
     final double m = Math.pow(10, digits);
     return Math.round(v * m) / m;
@@ -480,7 +397,7 @@ public final class LoopbackLoad {
       }
     }
 
-    final Meter meter = new Meter();
+    final LoadMeter meter = new LoadMeter();
     final List<Slot> slots = new ArrayList<>();
     for (int i = 0; i < concurrency; i++) {
       slots.add(new Slot(i));
@@ -554,7 +471,7 @@ public final class LoopbackLoad {
       }
     }
 
-    final Meter meter = new Meter();
+    final LoadMeter meter = new LoadMeter();
     final long t0 = System.nanoTime() + 1_000_000;
     boolean metering = false;
     for (long i = 0; i < total; i++) {

@@ -2,6 +2,7 @@ package io.inferencecache.perf.service;
 
 import com.google.protobuf.ByteString;
 import io.inferencecache.engine.CacheIndex;
+import io.inferencecache.engine.ReasonCodes;
 import io.inferencecache.perf.IndexUnderTest;
 import io.inferencecache.perf.SyntheticChains;
 import io.inferencecache.perf.Workload;
@@ -11,7 +12,6 @@ import io.inferencecache.service.grpc.InferenceCacheService;
 import io.inferencecache.service.lookup.LookupMetrics;
 import io.inferencecache.service.lookup.LookupRouteHandler;
 import io.inferencecache.service.lookup.PromptTokenizer;
-import io.inferencecache.service.lookup.ReasonCodes;
 import java.util.SplittableRandom;
 
 /**

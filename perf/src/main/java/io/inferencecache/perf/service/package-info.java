@@ -1,5 +1,5 @@
 /**
- * Service-level benchmarks (issue 3 §5): the LookupRoute paths in process ({@link
+ * Service-level benchmarks: the LookupRoute paths in process ({@link
  * io.inferencecache.perf.service.LookupRoutePathBenchmark}: zero-copy against default protobuf,
  * allocation and latency in one JMH run) and the whole grpc-netty server stack over loopback
  * ({@link io.inferencecache.perf.service.LoopbackLoad}: LookupRoute beside an empty unary RPC on

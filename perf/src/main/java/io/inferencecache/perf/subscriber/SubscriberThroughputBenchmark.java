@@ -1,13 +1,13 @@
 package io.inferencecache.perf.subscriber;
 
-import io.inferencecache.service.subscriber.EventBatch;
-import io.inferencecache.service.subscriber.EventBatchDecoder;
-import io.inferencecache.service.subscriber.EventDecodeException;
-import io.inferencecache.service.subscriber.Reporter;
-import io.inferencecache.service.subscriber.StatsSample;
-import io.inferencecache.service.subscriber.SubscriberConfig;
-import io.inferencecache.service.subscriber.SubscriberUpdate;
-import io.inferencecache.service.subscriber.UpdateSink;
+import io.inferencecache.subscriber.config.SubscriberConfig;
+import io.inferencecache.subscriber.decode.EventBatch;
+import io.inferencecache.subscriber.decode.EventBatchDecoder;
+import io.inferencecache.subscriber.decode.EventDecodeException;
+import io.inferencecache.subscriber.decode.StatsSample;
+import io.inferencecache.subscriber.report.Reporter;
+import io.inferencecache.subscriber.report.SubscriberUpdate;
+import io.inferencecache.subscriber.sink.UpdateSink;
 import java.io.IOException;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;

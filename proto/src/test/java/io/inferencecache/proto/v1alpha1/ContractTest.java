@@ -31,9 +31,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Pins the wire contract to upstream's {@code inferencecache.v1alpha1} (dataplane spec §1.1–1.3).
- * The tables below are written from the spec, not from the generated code: any rename, renumber,
- * retype, change of label or extra/missing element in the {@code .proto} fails here.
+ * Pins the wire contract to upstream's {@code inferencecache.v1alpha1} (dataplane
+ * docs/behaviour.md#rpcs and docs/behaviour.md#messages). The tables below are written from the
+ * spec, not from the generated code: any rename, renumber, retype, change of label or extra/missing
+ * element in the {@code .proto} fails here.
  */
 class ContractTest {
   private static final String PKG = "inferencecache.v1alpha1";
@@ -80,7 +81,9 @@ class ContractTest {
     return new F(number, name, MESSAGE, true, "map:string,string");
   }
 
-  /** Every top-level message of spec §1.3, in declaration order, with every field. */
+  /**
+   * Every top-level message of docs/behaviour.md#messages, in declaration order, with every field.
+   */
   private static final Map<String, List<F>> MESSAGES = new LinkedHashMap<>();
 
   static {
@@ -207,7 +210,9 @@ class ContractTest {
     MESSAGES.put("Ack", List.of(f(1, "accepted", BOOL), f(2, "reason_code", STRING)));
   }
 
-  /** Every enum of spec §1.3 (full name relative to the package) with its values. */
+  /**
+   * Every enum of docs/behaviour.md#messages (full name relative to the package) with its values.
+   */
   private static final Map<String, Map<String, Integer>> ENUMS = new LinkedHashMap<>();
 
   static {

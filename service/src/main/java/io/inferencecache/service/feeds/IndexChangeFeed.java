@@ -10,9 +10,9 @@ import io.inferencecache.proto.v1alpha1.CacheEvent;
 import io.inferencecache.proto.v1alpha1.Metric;
 import io.inferencecache.proto.v1alpha1.StreamEventsRequest;
 import io.inferencecache.proto.v1alpha1.StreamMetricsRequest;
+import io.inferencecache.service.concurrent.CopyOnWriteArray;
 import io.inferencecache.service.grpc.StreamingFeeds;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -91,8 +91,9 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
   private final LongSupplier wallClockMicros;
   private final ScheduledExecutorService sender;
 
-  private final Object subscribersLock = new Object();
-  private volatile EventSubscriber[] eventSubscribers = NO_SUBSCRIBERS;
+  private final Object closeLock = new Object();
+  private final CopyOnWriteArray<EventSubscriber> eventSubscribers =
+      new CopyOnWriteArray<>(NO_SUBSCRIBERS);
   private final Set<MetricSubscriber> metricSubscribers = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
@@ -126,7 +127,7 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
 
   @Override
   public boolean wantsChanges() {
-    return eventSubscribers.length > 0;
+    return eventSubscribers.size() > 0;
   }
 
   @Override
@@ -178,7 +179,7 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
     if (CacheIndex.RESERVED_TENANT.equals(tenant)) {
       return;
     }
-    final EventSubscriber[] subs = eventSubscribers;
+    final EventSubscriber[] subs = eventSubscribers.snapshot();
     final int typeBit = 1 << type.getNumber();
     CacheEvent event = null;
     for (EventSubscriber s : subs) {
@@ -229,35 +230,14 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
       call.setOnCancelHandler(s::cancelled);
       call.setOnReadyHandler(s::schedule);
     }
-    synchronized (subscribersLock) {
-      final EventSubscriber[] cur = eventSubscribers;
-      final EventSubscriber[] next = Arrays.copyOf(cur, cur.length + 1);
-      next[cur.length] = s;
-      eventSubscribers = next;
-    }
+    eventSubscribers.add(s);
     if (closed) {
       s.end(Status.UNAVAILABLE.withDescription("event feed closed"));
     }
   }
 
   private void remove(final EventSubscriber s) {
-    synchronized (subscribersLock) {
-      final EventSubscriber[] cur = eventSubscribers;
-      int at = -1;
-      for (int i = 0; i < cur.length; i++) {
-        if (cur[i] == s) {
-          at = i;
-          break;
-        }
-      }
-      if (at < 0) {
-        return;
-      }
-      final EventSubscriber[] next = new EventSubscriber[cur.length - 1];
-      System.arraycopy(cur, 0, next, 0, at);
-      System.arraycopy(cur, at + 1, next, at, cur.length - at - 1);
-      eventSubscribers = next.length == 0 ? NO_SUBSCRIBERS : next;
-    }
+    eventSubscribers.remove(s);
   }
 
   /**
@@ -513,14 +493,14 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
    */
   @Override
   public void close() {
-    synchronized (subscribersLock) {
+    synchronized (closeLock) {
       if (closed) {
         return;
       }
       closed = true;
     }
     final Status shutdown = Status.UNAVAILABLE.withDescription("server shutting down");
-    for (EventSubscriber s : eventSubscribers) {
+    for (EventSubscriber s : eventSubscribers.snapshot()) {
       s.end(shutdown);
     }
     for (MetricSubscriber s : metricSubscribers) {
@@ -544,7 +524,7 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
 
   /** Current StreamCacheEvents subscribers. */
   public int eventSubscribers() {
-    return eventSubscribers.length;
+    return eventSubscribers.size();
   }
 
   /** Current StreamMetrics subscribers. */

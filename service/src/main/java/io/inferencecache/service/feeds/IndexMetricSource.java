@@ -9,26 +9,28 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The default {@link MetricSource}: the index's own numbers, kept by listening to it (register it
- * in {@code IndexConfig#listener}, e.g. through {@code IndexListeners.compose}) and, once {@link
- * #bind bound}, read from the index.
+ * A {@link MetricSource} for an embedded service: the index's own numbers, kept by listening to it
+ * (the server streams its {@code /metrics} samples instead). Register it in {@code
+ * IndexConfig#listener} (e.g. through {@code IndexListeners.compose}) and, once {@link #bind
+ * bound}, read from the index.
  *
  * <table>
  *   <caption>Series</caption>
  *   <tr><th>name</th><th>type</th><th>labels</th><th>source</th></tr>
  *   <tr><td>{@value #INDEX_ENTRIES}</td><td>gauge</td><td>model</td>
  *       <td>distinct prefix keys per model, reserved tenant excluded; drained models stay at 0
- *       (spec §7)</td></tr>
+ *       (docs/behaviour.md#metrics)</td></tr>
  *   <tr><td>{@value #INDEX_EVICTIONS}</td><td>counter</td><td>algorithm, reason</td>
- *       <td>storage entries evicted by cap or TTL (spec §7)</td></tr>
+ *       <td>storage entries evicted by cap or TTL (docs/behaviour.md#metrics)</td></tr>
  *   <tr><td>{@value #TENANT_EVICTIONS}</td><td>counter</td><td>tenant_id, reason</td>
- *       <td>prefix keys dropped by tenant quotas (spec §7)</td></tr>
+ *       <td>prefix keys dropped by tenant quotas (docs/behaviour.md#metrics)</td></tr>
  *   <tr><td>{@value #STORAGE_ENTRIES}</td><td>gauge</td><td></td>
  *       <td>storage entries, reserved tenant excluded (bound only)</td></tr>
  *   <tr><td>{@value #OFF_HEAP_BYTES}</td><td>gauge</td><td></td>
  *       <td>off-heap bytes of the prefix map and LFU counters (bound only)</td></tr>
  *   <tr><td>{@value #REJECTED_HASHES}</td><td>counter</td><td></td>
- *       <td>hashes rejected at ingest as too long (bound only)</td></tr>
+ *       <td>hashes the index refused as too long (bound only; over gRPC such entries are dropped
+ * before, by {@code IngestRules})</td></tr>
  *   <tr><td>{@value #DROPPED_FULL}</td><td>counter</td><td></td>
  *       <td>entries dropped because no room could be made (bound only)</td></tr>
  * </table>

@@ -8,6 +8,10 @@ import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.CacheStateView;
+import io.inferencecache.engine.ReasonCodes;
+import io.inferencecache.engine.RouteCall;
+import io.inferencecache.engine.RouteRequest;
+import io.inferencecache.engine.RouteResult;
 import io.inferencecache.proto.v1alpha1.Ack;
 import io.inferencecache.proto.v1alpha1.CacheEvent;
 import io.inferencecache.proto.v1alpha1.CacheSummary;
@@ -21,12 +25,8 @@ import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.proto.v1alpha1.RenderTemplateRequest;
 import io.inferencecache.proto.v1alpha1.RenderTemplateResponse;
 import io.inferencecache.proto.v1alpha1.ReplicaStats;
-import io.inferencecache.service.lookup.CallContext;
-import io.inferencecache.service.lookup.LookupInput;
 import io.inferencecache.service.lookup.LookupMetrics;
-import io.inferencecache.service.lookup.LookupOutput;
 import io.inferencecache.service.lookup.LookupRouteHandler;
-import io.inferencecache.service.lookup.ReasonCodes;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,25 +45,11 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   private final LongSupplier nanoTime;
   private final LookupMetrics metrics;
   private volatile boolean zeroCopyBound;
+  private final DeadlineWatchdog watchdog;
   private final ZeroCopyLookupRoute zeroCopy;
+  private final DeadlineWatchdog.Pool<ProtoCall> protoCalls;
   private final StreamingFeeds feeds;
-  private final java.util.Set<ProtoCall> protoWatched =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
-  private final Thread protoWatchdog;
-  private volatile boolean protoWatchdogRunning = true;
-
-  /** Deadline watchdog tick while calls are watched: 1 ms. */
-  private static final long WATCHDOG_TICK_NANOS = 1_000_000L;
-
-  private final WatchdogTicker protoTicker;
-  private final java.util.function.BooleanSupplier protoAnyWatched = () -> !protoWatched.isEmpty();
-  private final ThreadLocal<ProtoScratch> protoScratch = ThreadLocal.withInitial(ProtoScratch::new);
-
-  private static final class ProtoScratch {
-    final LookupInput in = new LookupInput();
-    final LookupOutput out = new LookupOutput();
-    final LookupRouteHandler.Scratch scratch = new LookupRouteHandler.Scratch();
-  }
+  private final IngestRules ingestRules;
 
   public InferenceCacheService(
       final CacheIndex index,
@@ -81,7 +67,7 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
         WatchdogTicker.IDLE_AFTER_TICKS_DEFAULT);
   }
 
-  /** As the public constructor, with the deadline watchdogs' idle pace (see WatchdogTicker). */
+  /** As the public constructor, with the deadline watchdog's idle pace (see WatchdogTicker). */
   InferenceCacheService(
       final CacheIndex index,
       final LookupRouteHandler handler,
@@ -95,27 +81,34 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     this.nanoTime = nanoTime;
     this.metrics = metrics;
     this.feeds = feeds;
-    this.zeroCopy =
-        new ZeroCopyLookupRoute(
-            index,
-            handler,
-            metrics,
+    this.ingestRules = new IngestRules(nanoTime);
+    this.watchdog =
+        new DeadlineWatchdog(
             nanoTime,
-            1024,
-            new WatchdogTicker(WATCHDOG_TICK_NANOS, watchdogIdleNanos, watchdogIdleAfterTicks));
-    this.protoTicker =
-        new WatchdogTicker(WATCHDOG_TICK_NANOS, watchdogIdleNanos, watchdogIdleAfterTicks);
-    this.protoWatchdog = new Thread(this::watchProto, "lookup-proto-deadline-watchdog");
-    this.protoWatchdog.setDaemon(true);
-    protoTicker.bind(protoWatchdog);
-    this.protoWatchdog.start();
+            new WatchdogTicker(
+                DeadlineWatchdog.TICK_NANOS, watchdogIdleNanos, watchdogIdleAfterTicks));
+    this.zeroCopy = new ZeroCopyLookupRoute(handler, metrics, nanoTime, 1024, watchdog);
+    this.protoCalls = watchdog.pool(1024, ProtoCall::new);
   }
 
-  /** Stops the deadline watchdogs of both LookupRoute paths. */
+  /** Stops the deadline watchdog of both LookupRoute paths. */
   public void shutdown() {
-    zeroCopy.close();
-    protoWatchdogRunning = false;
-    protoWatchdog.interrupt();
+    watchdog.close();
+  }
+
+  /** The one deadline watchdog of both LookupRoute paths (for tests). */
+  DeadlineWatchdog watchdog() {
+    return watchdog;
+  }
+
+  /** Live pooled calls of the protobuf path (for tests). */
+  int protoTrackedCalls() {
+    return protoCalls.tracked();
+  }
+
+  /** What ReportCacheState drops, and its counters. */
+  public IngestRules ingestRules() {
+    return ingestRules;
   }
 
   /** The zero-copy LookupRoute path (for in-process benchmarks). */
@@ -198,65 +191,41 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   public void lookupRoute(
       final LookupRouteRequest request, final StreamObserver<LookupRouteResponse> out) {
     final long start = nanoTime.getAsLong();
-    final ProtoScratch s = protoScratch.get();
-    ProtoLookupCodec.fill(request, s.in);
+    final ProtoCall call = protoCalls.acquire();
+    ProtoLookupCodec.fill(request, call.in);
     final io.grpc.Context ctx = io.grpc.Context.current();
     final io.grpc.Deadline d = ctx.getDeadline();
-    final long callerDeadline =
+    call.ctx = ctx;
+    call.out = out;
+    call.model = request.getModelId();
+    call.callerDeadline =
         d == null
             ? Long.MAX_VALUE
             : start + d.timeRemaining(java.util.concurrent.TimeUnit.NANOSECONDS);
-    final ProtoCall call = new ProtoCall(ctx, callerDeadline, start, out, request.getModelId());
-    // Like the zero-copy path: a watchdog answers TIMEOUT at the handler's deadline even if the
+    // Like the zero-copy path: the watchdog answers TIMEOUT at the router's deadline even if the
     // handler thread is stuck (index, tokenizer); whoever claims the call first answers it.
-    call.watchDeadline = handler.deadline(s.in, callerDeadline, start);
-    final boolean watched = call.watchDeadline != Long.MAX_VALUE;
-    if (watched) {
-      protoWatched.add(call);
-      protoTicker.wake(); // after publishing the call: an idle watchdog sees it
-    }
-    try {
-      handler.handle(s.in, s.out, call, s.scratch, start);
-    } finally {
-      if (watched) {
-        protoWatched.remove(call);
-      }
-    }
+    call.watch.start(start);
+    handler.handle(call.in, call.result, call, start);
     if (!call.claim()) {
-      return; // the watchdog answered TIMEOUT
+      return; // the watchdog answered TIMEOUT; the call is abandoned (not pooled)
     }
-    call.state.set(ProtoCall.ANSWERED);
-    out.onNext(ProtoLookupCodec.toProto(s.out, index, request.getAdapterId()));
+    call.watch.answered();
+    final LookupRouteResponse response =
+        ProtoLookupCodec.toProto(call.result, request.getAdapterId());
+    protoCalls.release(call);
+    out.onNext(response);
     out.onCompleted();
   }
 
-  /** One protobuf-path LookupRoute call as the handler and the deadline watchdog see it. */
-  private static final class ProtoCall implements CallContext {
-    static final int RUNNING = 0;
-    static final int CLAIMED = 1;
-    static final int ANSWERED = 2;
-
-    final java.util.concurrent.atomic.AtomicInteger state =
-        new java.util.concurrent.atomic.AtomicInteger(RUNNING);
-    final io.grpc.Context ctx;
-    final long callerDeadline;
-    final long start;
-    final StreamObserver<LookupRouteResponse> out;
-    final String model;
-    volatile long watchDeadline = Long.MAX_VALUE;
-
-    ProtoCall(
-        final io.grpc.Context ctx,
-        final long callerDeadline,
-        final long start,
-        final StreamObserver<LookupRouteResponse> out,
-        final String model) {
-      this.ctx = ctx;
-      this.callerDeadline = callerDeadline;
-      this.start = start;
-      this.out = out;
-      this.model = model;
-    }
+  /** One protobuf-path LookupRoute call as the router and the deadline watchdog see it; pooled. */
+  private final class ProtoCall implements RouteCall, DeadlineWatchdog.Call {
+    final RouteRequest in = new RouteRequest();
+    final RouteResult result = new RouteResult();
+    final WatchedCall watch = new WatchedCall();
+    io.grpc.Context ctx;
+    long callerDeadline = Long.MAX_VALUE;
+    StreamObserver<LookupRouteResponse> out;
+    String model = "";
 
     @Override
     public long deadlineNanos() {
@@ -269,38 +238,33 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     }
 
     @Override
-    public boolean claim() {
-      return state.compareAndSet(RUNNING, CLAIMED) || state.get() == CLAIMED;
+    public void deadlineResolved(final long deadline) {
+      if (deadline != Long.MAX_VALUE) {
+        watch.arm(deadline);
+        watchdog.armed(this);
+      }
     }
-  }
 
-  private void watchProto() {
-    while (protoWatchdogRunning) {
-      protoTicker.await();
-      final boolean saw = !protoWatched.isEmpty();
-      protoTicker.scanned(saw, protoAnyWatched);
-      if (!saw) {
-        continue;
-      }
-      final long now = nanoTime.getAsLong();
-      for (ProtoCall c : protoWatched) {
-        if (now >= c.watchDeadline
-            && c.state.compareAndSet(ProtoCall.RUNNING, ProtoCall.ANSWERED)) {
-          protoWatched.remove(c);
-          final long latency = Math.max(0, now - c.start);
-          metrics.record(c.model, ReasonCodes.TIMEOUT, false, latency);
-          try {
-            c.out.onNext(
-                LookupRouteResponse.newBuilder()
-                    .setReasonCode(ReasonCodes.TIMEOUT)
-                    .setLookupLatencyUs(latency / 1000)
-                    .build());
-            c.out.onCompleted();
-          } catch (RuntimeException e) {
-            LOG.debug("event=lookup_route_timeout_send_failed reason=\"{}\"", String.valueOf(e));
-          }
-        }
-      }
+    @Override
+    public boolean claim() {
+      return watch.claim();
+    }
+
+    @Override
+    public WatchedCall watch() {
+      return watch;
+    }
+
+    @Override
+    public void timedOut(final long now) {
+      final long latency = Math.max(0, now - watch.startNanos());
+      metrics.record(model, ReasonCodes.TIMEOUT, false, latency);
+      out.onNext(
+          LookupRouteResponse.newBuilder()
+              .setReasonCode(ReasonCodes.TIMEOUT)
+              .setLookupLatencyUs(latency / 1000)
+              .build());
+      out.onCompleted();
     }
   }
 
@@ -338,9 +302,10 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
 
   /**
    * ReportCacheState: each update is ingested as it arrives (the next message is requested only
-   * after, so gRPC flow control slows a producer that outpaces ingest); Ack on half-close; a
-   * message that cannot be ingested ends the call with INVALID_ARGUMENT naming the field, keeping
-   * what was accepted before it.
+   * after, so gRPC flow control slows a producer that outpaces ingest); Ack on half-close. {@link
+   * IngestRules} decides what a defect costs: a bad entry or update is dropped and counted and the
+   * stream goes on; only a message that is not a valid CacheStateUpdate ends the call with
+   * INVALID_ARGUMENT naming the field, keeping what was accepted before it.
    */
   private StreamObserver<IngestMessage> reportValidated(final StreamObserver<Ack> out) {
     return new StreamObserver<>() {
@@ -351,19 +316,16 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
         if (failed) {
           return;
         }
-        String error = m.error();
-        if (error == null) {
-          error = IngestMapper.validate(m.update());
-        }
-        if (error != null) {
+        if (m.error() != null) {
           failed = true;
-          out.onError(Status.INVALID_ARGUMENT.withDescription(error).asRuntimeException());
+          out.onError(Status.INVALID_ARGUMENT.withDescription(m.error()).asRuntimeException());
           return;
         }
-        if (CacheIndex.RESERVED_TENANT.equals(m.update().getTenantId())) {
-          return; // the reserved probe tenant is never ingested over gRPC
+        final io.inferencecache.engine.IngestUpdate admitted = ingestRules.admit(m.update());
+        if (admitted == null) {
+          return;
         }
-        index.ingest(IngestMapper.toIngest(m.update()));
+        index.ingest(admitted);
         if (feeds != null) {
           feeds.onIngested(m.update());
         }

@@ -5,60 +5,34 @@ import io.inferencecache.engine.IndexEvent;
 import io.inferencecache.engine.IngestPrefix;
 import io.inferencecache.engine.IngestStats;
 import io.inferencecache.engine.IngestUpdate;
-import io.inferencecache.engine.internal.HolderLayout;
 import io.inferencecache.proto.v1alpha1.CacheEvent;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.PrefixEntry;
 import io.inferencecache.proto.v1alpha1.ReplicaStats;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
- * Maps ingest messages to the engine's model and validates what the engine cannot store. The engine
- * silently drops what the spec says to drop (e.g. a chain whose arrays differ in length); what is
- * rejected here is what could never be ingested: hashes longer than the index stores.
+ * Maps ingest messages to the engine's model. Which entries and updates are dropped before that is
+ * decided by {@link IngestRules}. Stateless.
  */
 public final class IngestMapper {
   private IngestMapper() {}
 
-  /**
-   * Returns null when {@code u} can be ingested, else a message naming the offending field (the
-   * caller answers INVALID_ARGUMENT).
-   */
-  public static String validate(final CacheStateUpdate u) {
-    for (int i = 0; i < u.getPrefixesCount(); i++) {
-      final PrefixEntry e = u.getPrefixes(i);
-      if (e.getPrefixHash().size() > HolderLayout.MAX_HASH_BYTES) {
-        return "prefixes["
-            + i
-            + "].prefix_hash is "
-            + e.getPrefixHash().size()
-            + " bytes; at most "
-            + HolderLayout.MAX_HASH_BYTES
-            + " are accepted";
-      }
-      for (int j = 0; j < e.getBlockHashesCount(); j++) {
-        final int n = e.getBlockHashes(j).size();
-        if (n > HolderLayout.MAX_HASH_BYTES) {
-          return "prefixes["
-              + i
-              + "].block_hashes["
-              + j
-              + "] is "
-              + n
-              + " bytes; at most "
-              + HolderLayout.MAX_HASH_BYTES
-              + " are accepted";
-        }
-      }
-    }
-    return null;
+  /** The engine update for a message, every entry included. */
+  public static IngestUpdate toIngest(final CacheStateUpdate u) {
+    return toIngest(u, i -> true);
   }
 
-  /** The engine update for a (validated) message. */
-  public static IngestUpdate toIngest(final CacheStateUpdate u) {
+  /** The engine update for a message with the entries whose index {@code keep} accepts. */
+  public static IngestUpdate toIngest(final CacheStateUpdate u, final IntPredicate keep) {
     final List<IngestPrefix> prefixes = new ArrayList<>(u.getPrefixesCount());
-    for (PrefixEntry e : u.getPrefixesList()) {
+    for (int i = 0; i < u.getPrefixesCount(); i++) {
+      if (!keep.test(i)) {
+        continue;
+      }
+      final PrefixEntry e = u.getPrefixes(i);
       final List<byte[]> hashes = new ArrayList<>(e.getBlockHashesCount());
       for (ByteString h : e.getBlockHashesList()) {
         hashes.add(h.toByteArray());

@@ -5,37 +5,27 @@ import io.grpc.Context;
 import io.grpc.Drainable;
 import io.grpc.KnownLength;
 import io.grpc.stub.StreamObserver;
-import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.LookupRequest;
-import io.inferencecache.service.lookup.CallContext;
-import io.inferencecache.service.lookup.LookupInput;
-import io.inferencecache.service.lookup.LookupOutput;
-import io.inferencecache.service.lookup.LookupRouteHandler;
+import io.inferencecache.engine.RouteCall;
+import io.inferencecache.engine.RouteRequest;
+import io.inferencecache.engine.RouteResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * One LookupRoute call on the zero-copy path, pooled and reused: the request parsed straight from
  * the transport's buffer (strings and hashes copied once into this object's own arrays, no
- * per-field objects), the handler's output, and the encoded response, which this object also
- * streams to the transport as a {@link Drainable} {@link InputStream}. Owned by one call at a time.
+ * per-field objects), the router's result, and the encoded response, which this object also streams
+ * to the transport as a {@link Drainable} {@link InputStream}. Owned by one call at a time.
  */
-final class LookupCall extends InputStream implements Drainable, KnownLength, CallContext {
-  static final int STATE_IDLE = 0;
-  static final int STATE_RUNNING = 1;
-  static final int STATE_ANSWERED = 2;
-
-  /** The handler committed its answer (see {@link #claim()}); the watchdog leaves it alone. */
-  static final int STATE_CLAIMED = 3;
-
-  final LookupInput input = new LookupInput();
-  final LookupOutput output = new LookupOutput();
-  final LookupRouteHandler.Scratch scratch = new LookupRouteHandler.Scratch();
+final class LookupCall extends InputStream
+    implements Drainable, KnownLength, RouteCall, DeadlineWatchdog.Call {
+  final RouteRequest input = new RouteRequest();
+  final RouteResult output = new RouteResult();
   final WireReader reader = new WireReader();
   private final WireReader sloReader = new WireReader();
   final WireWriter writer = new WireWriter();
@@ -52,16 +42,16 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
   int readPos;
 
   // Per-call state.
-  final AtomicInteger state = new AtomicInteger(STATE_IDLE);
+  final WatchedCall watch = new WatchedCall();
+  private final ZeroCopyLookupRoute route;
   volatile long deadlineNanos = Long.MAX_VALUE;
-
-  /** When the watchdog answers TIMEOUT: the handler's whole deadline, see LookupRouteHandler. */
-  volatile long watchDeadlineNanos = Long.MAX_VALUE;
-
-  volatile long startNanos;
   Context grpcContext;
   StreamObserver<LookupCall> observer;
-  boolean pooled = true;
+
+  /** A call of {@code route}'s pool ({@code null}: a one-off reply, never watched). */
+  LookupCall(final ZeroCopyLookupRoute route) {
+    this.route = route;
+  }
 
   LookupCall resetCall() {
     input.reset();
@@ -74,11 +64,10 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
     grpcContext = null;
     observer = null;
     deadlineNanos = Long.MAX_VALUE;
-    watchDeadlineNanos = Long.MAX_VALUE;
     return this;
   }
 
-  // ---- CallContext
+  // ---- RouteCall
   @Override
   public long deadlineNanos() {
     return deadlineNanos;
@@ -90,21 +79,28 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
     return c != null && c.isCancelled();
   }
 
-  /**
-   * Running → claimed, unless the watchdog already answered (then false). A call that is not
-   * watched (idle: driven directly, as in the in-process benchmark) is always the handler's.
-   */
+  @Override
+  public void deadlineResolved(final long deadline) {
+    if (route != null && deadline != Long.MAX_VALUE) {
+      watch.arm(deadline);
+      route.armed(this);
+    }
+  }
+
   @Override
   public boolean claim() {
-    while (true) {
-      final int s = state.get();
-      if (s == STATE_ANSWERED) {
-        return false;
-      }
-      if (s != STATE_RUNNING || state.compareAndSet(STATE_RUNNING, STATE_CLAIMED)) {
-        return true;
-      }
-    }
+    return watch.claim();
+  }
+
+  // ---- DeadlineWatchdog.Call
+  @Override
+  public WatchedCall watch() {
+    return watch;
+  }
+
+  @Override
+  public void timedOut(final long nowNanos) {
+    route.timedOut(this, nowNanos);
   }
 
   // ---- Parsing (protobuf wire format of LookupRouteRequest)
@@ -282,12 +278,12 @@ final class LookupCall extends InputStream implements Drainable, KnownLength, Ca
 
   // ---- Response encoding (protobuf wire format of LookupRouteResponse)
 
-  void encode(final CacheIndex index) {
+  void encode() {
     final WireWriter w = writer.reset();
-    final LookupOutput o = output;
+    final RouteResult o = output;
     final int n = o.scoreCount();
     for (int i = 0; i < n; i++) {
-      final byte[] name = index.nameUtf8(o.replicaId(i));
+      final byte[] name = o.replicaNameUtf8(i);
       final float score = o.score(i);
       final int matched = o.matchedTokens(i);
       final float prob = o.estimatedCacheHitProb(i);

@@ -1,15 +1,14 @@
 package io.inferencecache.service.grpc;
 
 import com.google.protobuf.ByteString;
-import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.LookupRequest;
+import io.inferencecache.engine.LookupRouter;
+import io.inferencecache.engine.RouteRequest;
+import io.inferencecache.engine.RouteResult;
 import io.inferencecache.proto.v1alpha1.CacheTier;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.proto.v1alpha1.ReplicaScore;
-import io.inferencecache.service.lookup.LookupInput;
-import io.inferencecache.service.lookup.LookupOutput;
-import io.inferencecache.service.lookup.LookupRouteHandler;
 
 /**
  * The default-protobuf path of LookupRoute: generated message objects in, generated message objects
@@ -20,7 +19,7 @@ public final class ProtoLookupCodec {
   private ProtoLookupCodec() {}
 
   /** Fills {@code in} from a parsed request. */
-  public static void fill(final LookupRouteRequest req, final LookupInput in) {
+  public static void fill(final LookupRouteRequest req, final RouteRequest in) {
     in.reset();
     final LookupRequest q = in.request();
     q.keys(req.getTenantId(), req.getModelId(), req.getHashScheme(), req.getAdapterId());
@@ -36,16 +35,15 @@ public final class ProtoLookupCodec {
       in.addTokenId(req.getTokenIds(i));
     }
     if (!req.getPromptText().isEmpty()) {
-      in.prompt(req.getPromptText(), LookupRouteHandler.MAX_PROMPT_TEXT_BYTES);
+      in.prompt(req.getPromptText(), LookupRouter.MAX_PROMPT_TEXT_BYTES);
     }
     if (req.hasSlo()) {
       q.ttftMs(req.getSlo().getTtftMs());
     }
   }
 
-  /** Builds the response message from the handler's output. */
-  public static LookupRouteResponse toProto(
-      final LookupOutput out, final CacheIndex index, final String requestAdapterId) {
+  /** Builds the response message from the router's result. */
+  public static LookupRouteResponse toProto(final RouteResult out, final String requestAdapterId) {
     final LookupRouteResponse.Builder b =
         LookupRouteResponse.newBuilder()
             .setReasonCode(out.reasonCode())
@@ -53,7 +51,7 @@ public final class ProtoLookupCodec {
     for (int i = 0; i < out.scoreCount(); i++) {
       b.addReplicaScores(
           ReplicaScore.newBuilder()
-              .setReplicaId(index.replicaName(out.replicaId(i)))
+              .setReplicaId(out.replicaName(i))
               .setScore(out.score(i))
               .setMatchedTokens(out.matchedTokens(i))
               .setEstimatedCacheHitProb(out.estimatedCacheHitProb(i))

@@ -1,21 +1,15 @@
 package io.inferencecache.service.lookup;
 
+import io.inferencecache.engine.RouteTokenizer;
+
 /**
  * Turns a prompt into token ids the way the model's serving engine would: the text wrapped as a
  * single {@code user} message, the model's chat template applied with the generation prompt, then
- * tokenized. Implementations must be thread-safe.
+ * tokenized ({@link HuggingFaceTokenizers}). The engine's {@link
+ * io.inferencecache.engine.LookupRouter} calls it when a LookupRoute carries prompt_text only.
+ * Implementations must be thread-safe.
  */
-public interface PromptTokenizer {
-  /** Whether a tokenizer is loaded for {@code modelId}. */
-  boolean supports(String modelId);
-
-  /**
-   * Encodes {@code text} as one user turn for {@code modelId}.
-   *
-   * @throws Exception when the model has no tokenizer or tokenization fails (the caller fails open)
-   */
-  int[] encodeUserTurn(String modelId, String text) throws Exception;
-
+public interface PromptTokenizer extends RouteTokenizer {
   /** No tokenizers: every prompt_text lookup fails open to NO_HINT. */
   PromptTokenizer NONE =
       new PromptTokenizer() {

@@ -1,5 +1,6 @@
 /**
- * LookupRoute's decision procedure (spec §2.9), independent of the transport: inputs, outputs, the
- * handler, tokenizer and metrics interfaces.
+ * The service's side of LookupRoute, independent of the transport: the handler that runs the
+ * engine's {@link io.inferencecache.engine.LookupRouter} and records metrics, the prompt tokenizers
+ * (Hugging Face tokenizers and chat templates) the router calls, and the metrics interface.
  */
 package io.inferencecache.service.lookup;

@@ -1,16 +1,10 @@
 package io.inferencecache.service.server;
 
 import io.grpc.BindableService;
-import io.grpc.Context;
-import io.grpc.Deadline;
-import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
-import io.grpc.ServerCallExecutorSupplier;
-import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyServerBuilder;
@@ -41,10 +35,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,10 +60,10 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Threads and overload</h2>
  *
- * RPC handlers run on {@link GrpcServerConfig#executorThreads()} fixed daemon threads. Admission is
- * decided per call, on the Netty event loop, as soon as its headers arrive. The new call is refused
- * at once, without ever being queued or reaching an interceptor or handler, when any of these
- * holds:
+ * RPC handlers run on {@link GrpcServerConfig#executorThreads()} fixed daemon threads; {@link
+ * AdmissionControl} owns them and the rules below. Admission is decided per call, on the Netty
+ * event loop, as soon as its headers arrive. The new call is refused at once, without ever being
+ * queued or reaching an interceptor or handler, when any of these holds:
  *
  * <ul>
  *   <li>{@link GrpcServerConfig#executorQueueCapacity()} or more handler tasks already wait for a
@@ -115,17 +107,6 @@ public final class GrpcServer implements AutoCloseable {
   /** After {@code shutdownNow()}, how long to wait for cancelled calls and threads to finish. */
   private static final Duration ABORT_GRACE = Duration.ofSeconds(2);
 
-  /** Status of a call refused because the handler queue is full or too slow. */
-  static final Status OVERLOADED =
-      Status.RESOURCE_EXHAUSTED.withDescription(
-          "server overloaded: call shed (handler queue full or too slow)");
-
-  /** Server-internal mark on a refused call's headers; removed from client-sent headers. */
-  private static final Metadata.Key<String> SHED_MARK =
-      Metadata.Key.of("x-inferencecache-internal-shed", Metadata.ASCII_STRING_MARSHALLER);
-
-  private static final Executor INLINE = Runnable::run;
-
   /** Names of the services {@link GrpcServer} registers itself. */
   private static final Set<String> BUILT_IN_SERVICES =
       Set.of(
@@ -135,15 +116,13 @@ public final class GrpcServer implements AutoCloseable {
 
   private final GrpcServerConfig config;
   private final Server server;
+  private final AdmissionControl admission;
   private final ThreadPoolExecutor executor;
-  private final AgedTaskQueue queue;
-  private final long maxQueueDelayNanos;
   private final EventLoopGroup bossGroup;
   private final EventLoopGroup workerGroup;
   private final String transport;
   private final ReloadingKeyManager keyManager;
   private final HealthStatusManager health;
-  private final LongAdder rejectedCalls = new LongAdder();
   private final ConnectionLimit connections;
   private final Object lifecycle = new Object();
 
@@ -189,16 +168,13 @@ public final class GrpcServer implements AutoCloseable {
             config.eventLoopThreads(),
             new DefaultThreadFactory("inferencecache-grpc-io", true),
             io);
-    this.queue = new AgedTaskQueue(System::nanoTime, config.executorQueueCapacity());
-    this.maxQueueDelayNanos = nanos(config.maxQueueDelay());
-    this.executor =
-        new ThreadPoolExecutor(
+    this.admission =
+        new AdmissionControl(
             config.executorThreads(),
-            config.executorThreads(),
-            0L,
-            TimeUnit.MILLISECONDS,
-            queue,
-            HandlerThread.factory("inferencecache-grpc-handler"));
+            config.executorQueueCapacity(),
+            config.maxQueueDelay(),
+            b.shedResponders);
+    this.executor = admission.executor();
     try {
       this.server = nettyServer(b, address, channelFactory, sslContext);
     } catch (RuntimeException e) {
@@ -220,7 +196,7 @@ public final class GrpcServer implements AutoCloseable {
             .bossEventLoopGroup(bossGroup)
             .workerEventLoopGroup(workerGroup)
             .directExecutor() // only method lookup and admission; see the class comment
-            .callExecutor(new Admission())
+            .callExecutor(admission.callExecutor())
             .maxInboundMessageSize(config.maxInboundMessageSize())
             .maxInboundMetadataSize(config.maxInboundMetadataSize())
             .keepAliveTime(nanos(config.keepAliveTime()), TimeUnit.NANOSECONDS)
@@ -245,7 +221,7 @@ public final class GrpcServer implements AutoCloseable {
       nb.intercept(interceptor);
     }
     // Added last so that it runs first, before any caller interceptor sees a refused call.
-    nb.intercept(new Shed(b.shedResponders, maxQueueDelayNanos, rejectedCalls));
+    nb.intercept(admission.interceptor());
     return nb.build();
   }
 
@@ -329,7 +305,7 @@ public final class GrpcServer implements AutoCloseable {
    * handler thread only after waiting longer than {@code maxQueueDelay} (see the class comment).
    */
   public long rejectedCalls() {
-    return rejectedCalls.sum();
+    return admission.rejectedCalls();
   }
 
   /** Connections accepted and not yet closed. */
@@ -417,41 +393,6 @@ public final class GrpcServer implements AutoCloseable {
     LOG.info("graceful_shutdown_done");
   }
 
-  /** Picks the handler executor per call, or refuses the call (see the class comment). */
-  private final class Admission implements ServerCallExecutorSupplier {
-    @Override
-    public <Q, R> Executor getExecutor(final ServerCall<Q, R> call, final Metadata headers) {
-      // discardAll on transport-built headers copies them into a new Object[] even when the key is
-      // absent (every call); containsKey reads them in place.
-      if (headers.containsKey(SHED_MARK)) {
-        headers.discardAll(SHED_MARK);
-      }
-      if (overloaded()) {
-        rejectedCalls.increment();
-        headers.put(SHED_MARK, "1");
-        return INLINE; // Shed closes the call at once; nothing of it reaches the handler pool.
-      }
-      return executor;
-    }
-
-    private boolean overloaded() {
-      if (queue.size() >= config.executorQueueCapacity()
-          || queue.headAgeNanos() > maxQueueDelayNanos) {
-        return true;
-      }
-      final long expected = queue.expectedWaitNanos();
-      if (expected == 0) {
-        return false;
-      }
-      if (expected > maxQueueDelayNanos) {
-        return true;
-      }
-      // Runs in the call's context (gRPC's method lookup): its deadline, if the client sent one.
-      final Deadline deadline = Context.current().getDeadline();
-      return deadline != null && deadline.timeRemaining(TimeUnit.NANOSECONDS) < expected;
-    }
-  }
-
   /**
    * Answers a call the server sheds under overload, instead of {@code RESOURCE_EXHAUSTED}: a
    * fail-open RPC (LookupRoute) answers its "no hint" response with status OK.
@@ -465,44 +406,6 @@ public final class GrpcServer implements AutoCloseable {
      * not block.
      */
     boolean answer(ServerCall<?, ?> call);
-  }
-
-  /**
-   * Closes the calls {@link Admission} refused, and those whose first task waited in the handler
-   * queue past {@code maxQueueDelay}, before any other interceptor or handler sees them.
-   */
-  private static final class Shed implements ServerInterceptor {
-    private final List<ShedResponder> responders;
-    private final long maxQueueDelayNanos;
-    private final LongAdder rejectedCalls;
-
-    Shed(
-        final List<ShedResponder> responders,
-        final long maxQueueDelayNanos,
-        final LongAdder rejectedCalls) {
-      this.responders = List.copyOf(responders);
-      this.maxQueueDelayNanos = maxQueueDelayNanos;
-      this.rejectedCalls = rejectedCalls;
-    }
-
-    @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(
-        final ServerCall<Q, R> call, final Metadata headers, final ServerCallHandler<Q, R> next) {
-      if (headers.containsKey(SHED_MARK)) {
-        headers.discardAll(SHED_MARK); // refused at admission; counted there
-      } else if (HandlerThread.taskWaitNanos() > maxQueueDelayNanos) {
-        rejectedCalls.increment(); // admitted, but reached too late: answer now, do no work
-      } else {
-        return next.startCall(call, headers);
-      }
-      for (ShedResponder r : responders) {
-        if (r.answer(call)) {
-          return new ServerCall.Listener<>() {};
-        }
-      }
-      call.close(OVERLOADED, new Metadata());
-      return new ServerCall.Listener<>() {};
-    }
   }
 
   private static SocketAddress socketAddress(final GrpcServerConfig.BindAddress address) {
@@ -528,7 +431,7 @@ public final class GrpcServer implements AutoCloseable {
   }
 
   /** Duration to nanoseconds, saturating instead of overflowing. */
-  private static long nanos(final Duration d) {
+  static long nanos(final Duration d) {
     try {
       return d.toNanos();
     } catch (ArithmeticException overflow) {

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Server key manager that serves the PEM pair from {@code certFile}/{@code keyFile} and reloads it
- * when the certificate file's modification time advances (dataplane spec §6.5).
+ * when the certificate file's modification time advances (dataplane docs/behaviour.md#tls).
  *
  * <p>On a server handshake it checks the cert file's mtime, at most once per {@link
  * #CHECK_INTERVAL_NANOS}; if the mtime is newer than the one last loaded it reads both files again

@@ -4,9 +4,10 @@ import java.util.Objects;
 
 /**
  * The gRPC server TLS settings are unusable. {@link #kind()} tells the application which exit code
- * upstream uses (dataplane spec §6.5, §10.12): a pair given by halves is a usage error (exit 2,
- * raised by {@link GrpcServerConfig.Builder#build()}), a pair that cannot be loaded at startup is a
- * runtime failure (exit 1, raised when {@link GrpcServer} is built).
+ * upstream uses (dataplane docs/behaviour.md#tls and docs/behaviour.md#startup): a pair given by
+ * halves is a usage error (exit 2, raised by {@link GrpcServerConfig.Builder#build()}), a pair that
+ * cannot be loaded at startup is a runtime failure (exit 1, raised when {@link GrpcServer} is
+ * built).
  *
  * <p>Immutable; thread-safe.
  */

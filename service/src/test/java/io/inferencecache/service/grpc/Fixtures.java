@@ -121,9 +121,9 @@ final class Fixtures {
   }
 
   /**
-   * The AFFINITY_HINT pick of spec §2.8 for a chain seed, computed independently: candidates sorted
-   * by unsigned bytes, SHA-256 of {@code u32be(len) ‖ hash} per block, first 8 bytes big-endian as
-   * an unsigned modulo.
+   * The AFFINITY_HINT pick of docs/behaviour.md#affinity for a chain seed, computed independently:
+   * candidates sorted by unsigned bytes, SHA-256 of {@code u32be(len) ‖ hash} per block, first 8
+   * bytes big-endian as an unsigned modulo.
    */
   static String expectedAffinity(final List<ByteString> chain, final List<String> candidates)
       throws Exception {

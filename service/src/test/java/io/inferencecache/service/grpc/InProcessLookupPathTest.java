@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.HasByteBuffer;
 import io.grpc.KnownLength;
+import io.inferencecache.engine.ReasonCodes;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
-import io.inferencecache.service.lookup.ReasonCodes;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;

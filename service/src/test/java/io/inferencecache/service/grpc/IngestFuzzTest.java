@@ -7,6 +7,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.engine.IndexSnapshot;
+import io.inferencecache.engine.IngestUpdate;
 import io.inferencecache.proto.v1alpha1.CacheEvent;
 import java.io.ByteArrayInputStream;
 import org.junit.jupiter.api.AfterAll;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 /**
  * Fuzzes what a ReportCacheState / PublishEvent stream hands the server, the way the service
  * handles each message: {@link IngestMessage.Marshaller#parse} (never throws; bad bytes become an
- * error naming the problem), {@link IngestMapper#validate}, {@link IngestMapper#toIngest} and an
+ * error naming the problem), {@link IngestRules#admit} (drops bad entries and updates) and an
  * ingest into a small in-memory index (capped, so eviction runs too), whose secondary counts must
  * stay consistent. Never an unexpected exception.
  *
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
  * JAZZER_FUZZ=1} (docs/reliability.md).
  */
 class IngestFuzzTest {
+  static final IngestRules RULES = new IngestRules(System::nanoTime);
   static CacheIndex index;
   static long runs;
 
@@ -45,11 +47,11 @@ class IngestFuzzTest {
       assertThat(m.error()).isNotBlank();
       return;
     }
-    if (IngestMapper.validate(m.update()) != null
-        || CacheIndex.RESERVED_TENANT.equals(m.update().getTenantId())) {
-      return; // answered INVALID_ARGUMENT / skipped, as the service does
+    final IngestUpdate admitted = RULES.admit(m.update());
+    if (admitted == null) {
+      return; // the whole update is dropped, as the service does
     }
-    index.ingest(IngestMapper.toIngest(m.update()));
+    index.ingest(admitted);
     checkIndex();
   }
 

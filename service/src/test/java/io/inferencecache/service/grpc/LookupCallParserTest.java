@@ -12,13 +12,13 @@ import io.grpc.internal.ReadableBuffers;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCalls;
 import io.inferencecache.engine.LookupRequest;
+import io.inferencecache.engine.LookupRouter;
+import io.inferencecache.engine.RouteRequest;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.proto.v1alpha1.SLO;
-import io.inferencecache.service.lookup.LookupInput;
-import io.inferencecache.service.lookup.LookupInputAccess;
-import io.inferencecache.service.lookup.LookupRouteHandler;
+import io.inferencecache.service.lookup.RouteRequestAccess;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -36,13 +36,13 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The zero-copy LookupRouteRequest parser ({@link LookupCall#parse}) against the generated protobuf
- * parser + {@link ProtoLookupCodec#fill}: same {@link LookupInput} for every request protobuf
+ * parser + {@link ProtoLookupCodec#fill}: same {@link RouteRequest} for every request protobuf
  * accepts and the parser accepts, and never an exception (malformed input is answered NO_HINT with
  * status OK through the service).
  */
 @Timeout(120)
 class LookupCallParserTest {
-  static final int MAX = LookupRouteHandler.MAX_PROMPT_TEXT_BYTES;
+  static final int MAX = LookupRouter.MAX_PROMPT_TEXT_BYTES;
   static ServiceHarness h;
 
   @BeforeAll
@@ -57,14 +57,14 @@ class LookupCallParserTest {
 
   // ---- helpers
 
-  static LookupInput viaCodec(final LookupRouteRequest r) {
-    final LookupInput in = new LookupInput();
+  static RouteRequest viaCodec(final LookupRouteRequest r) {
+    final RouteRequest in = new RouteRequest();
     ProtoLookupCodec.fill(r, in);
     return in;
   }
 
   static LookupCall parse(final byte[] bytes) {
-    final LookupCall c = new LookupCall().resetCall();
+    final LookupCall c = new LookupCall(null).resetCall();
     final boolean ok = c.parse(new UnsafeBuffer(bytes), 0, bytes.length, MAX);
     assertThat(ok).isEqualTo(!c.malformed);
     return c;
@@ -89,7 +89,7 @@ class LookupCallParserTest {
   }
 
   /** Field-by-field equality of two parsed inputs, via the engine request's accessors. */
-  static void assertSameInput(final LookupInput actual, final LookupInput expected) {
+  static void assertSameInput(final RouteRequest actual, final RouteRequest expected) {
     final LookupRequest a = actual.request();
     final LookupRequest e = expected.request();
     assertThat(a.tenant().toString()).as("tenant").isEqualTo(e.tenant().toString());
@@ -103,18 +103,18 @@ class LookupCallParserTest {
         .isEqualTo(Arrays.copyOf(e.exactArray(), e.exactLength()));
     assertThat(a.exactTokenCount()).as("prefix token count").isEqualTo(e.exactTokenCount());
     assertThat(a.ttftMs()).as("ttft").isEqualTo(e.ttftMs());
-    assertThat(LookupInputAccess.tokenIds(actual))
+    assertThat(RouteRequestAccess.tokenIds(actual))
         .as("token ids")
-        .containsExactly(LookupInputAccess.tokenIds(expected));
-    assertThat(LookupInputAccess.promptTooLong(actual))
+        .containsExactly(RouteRequestAccess.tokenIds(expected));
+    assertThat(RouteRequestAccess.promptTooLong(actual))
         .as("prompt too long")
-        .isEqualTo(LookupInputAccess.promptTooLong(expected));
-    assertThat(LookupInputAccess.promptLength(actual))
+        .isEqualTo(RouteRequestAccess.promptTooLong(expected));
+    assertThat(RouteRequestAccess.promptLength(actual))
         .as("prompt length")
-        .isEqualTo(LookupInputAccess.promptLength(expected));
-    assertThat(LookupInputAccess.prompt(actual))
+        .isEqualTo(RouteRequestAccess.promptLength(expected));
+    assertThat(RouteRequestAccess.prompt(actual))
         .as("prompt")
-        .isEqualTo(LookupInputAccess.prompt(expected));
+        .isEqualTo(RouteRequestAccess.prompt(expected));
   }
 
   /** Zero-copy parse of {@code bytes} equals protobuf parse + fill of the same bytes. */
@@ -210,7 +210,7 @@ class LookupCallParserTest {
     final byte[] bytes =
         Fixtures.request().setPromptText("x".repeat(MAX + 1)).build().toByteArray();
     assertParsesLikeProtobuf(bytes);
-    assertThat(LookupInputAccess.promptTooLong(parse(bytes).input)).isTrue();
+    assertThat(RouteRequestAccess.promptTooLong(parse(bytes).input)).isTrue();
   }
 
   @Test
@@ -253,7 +253,7 @@ class LookupCallParserTest {
     assertParsesLikeProtobuf(unpacked);
     final LookupCall c = parse(unpacked);
     assertThat(counts(c.input.request())).containsExactly(16, 17, 18, -1);
-    assertThat(LookupInputAccess.tokenIds(c.input)).containsExactly(5, -1);
+    assertThat(RouteRequestAccess.tokenIds(c.input)).containsExactly(5, -1);
   }
 
   @Test
@@ -264,7 +264,7 @@ class LookupCallParserTest {
             encode(out -> out.writeUInt32(9, 3)),
             LookupRouteRequest.newBuilder().addTokenIds(4).build().toByteArray());
     assertParsesLikeProtobuf(mixed);
-    assertThat(LookupInputAccess.tokenIds(parse(mixed).input)).containsExactly(1, 2, 3, 4);
+    assertThat(RouteRequestAccess.tokenIds(parse(mixed).input)).containsExactly(1, 2, 3, 4);
   }
 
   @Test

@@ -35,6 +35,8 @@ import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.engine.IngestPrefix;
 import io.inferencecache.engine.IngestUpdate;
+import io.inferencecache.engine.LookupRouter;
+import io.inferencecache.engine.LookupRouter.IndexHook;
 import io.inferencecache.engine.policy.PolicySpec;
 import io.inferencecache.engine.policy.StrategySpec;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
@@ -44,8 +46,6 @@ import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.proto.v1alpha1.ReplicaScore;
 import io.inferencecache.proto.v1alpha1.SLO;
 import io.inferencecache.service.lookup.FakePromptTokenizer;
-import io.inferencecache.service.lookup.LookupRouteHandler;
-import io.inferencecache.service.lookup.LookupRouteHandler.IndexHook;
 import io.inferencecache.service.lookup.ManualClock;
 import io.inferencecache.service.lookup.RecordingLookupMetrics;
 import java.io.IOException;
@@ -99,11 +99,13 @@ abstract class LookupRouteBehaviourSuite {
 
   ServiceHarness open(final ServiceHarness.Options o) throws IOException {
     final ServiceHarness x = new ServiceHarness(o);
-    x.handler.indexHook(
-        () -> {
-          indexCalls.incrementAndGet();
-          onIndex.beforeIndexLookup();
-        });
+    x.handler
+        .router()
+        .indexHook(
+            () -> {
+              indexCalls.incrementAndGet();
+              onIndex.beforeIndexLookup();
+            });
     harnesses.add(x);
     return x;
   }
@@ -485,7 +487,7 @@ abstract class LookupRouteBehaviourSuite {
 
   @Test
   void oversizedTokenIdsFailOpenToNoHintWithoutTouchingIndex() throws Exception {
-    final int[] ones = new int[LookupRouteHandler.MAX_LOOKUP_TOKENS + 1];
+    final int[] ones = new int[LookupRouter.MAX_LOOKUP_TOKENS + 1];
     java.util.Arrays.fill(ones, 1);
     report(chainUpdate("r-a", tokenChain(java.util.Arrays.copyOf(ones, 16), 16), 16));
     final LookupRouteResponse r = lookup(request().addAllTokenIds(boxed(ones)));
@@ -496,7 +498,7 @@ abstract class LookupRouteBehaviourSuite {
 
   @Test
   void tokenIdsAtTheSizeLimitAreLookedUp() throws Exception {
-    final int[] ones = new int[LookupRouteHandler.MAX_LOOKUP_TOKENS];
+    final int[] ones = new int[LookupRouter.MAX_LOOKUP_TOKENS];
     java.util.Arrays.fill(ones, 1);
     report(chainUpdate("r-a", tokenChain(java.util.Arrays.copyOf(ones, 16), 16), 16));
     final LookupRouteResponse r = lookup(request().addAllTokenIds(boxed(ones)));
@@ -1380,7 +1382,7 @@ abstract class LookupRouteBehaviourSuite {
   @Test
   void promptTextOversizedTokenizerOutputFailsOpenWithoutEcho() throws Exception {
     warmTenant();
-    tokenizer.returning(new int[LookupRouteHandler.MAX_LOOKUP_TOKENS + 1]);
+    tokenizer.returning(new int[LookupRouter.MAX_LOOKUP_TOKENS + 1]);
     final LookupRouteResponse r = lookup(request().setPromptText("hi"));
     assertThat(r.getReasonCode()).isEqualTo("NO_HINT");
     assertThat(r.getTokenIdsCount()).isZero();
@@ -1391,7 +1393,7 @@ abstract class LookupRouteBehaviourSuite {
   void promptTextOver1MiBFailsOpenWithoutCallingTheTokenizer() throws Exception {
     warmTenant();
     tokenizer.returning(tokens(0, 64));
-    final String big = "a".repeat(LookupRouteHandler.MAX_PROMPT_TEXT_BYTES + 1);
+    final String big = "a".repeat(LookupRouter.MAX_PROMPT_TEXT_BYTES + 1);
     final LookupRouteResponse r = lookup(request().setPromptText(big));
     assertThat(r.getReasonCode()).isEqualTo("NO_HINT");
     assertThat(r.getTokenIdsCount()).isZero();
@@ -1402,11 +1404,10 @@ abstract class LookupRouteBehaviourSuite {
   @Test
   void promptTextOfExactly1MiBIsTokenized() throws Exception {
     tokenizer.returning(tokens(0, 64));
-    final String big = "a".repeat(LookupRouteHandler.MAX_PROMPT_TEXT_BYTES);
+    final String big = "a".repeat(LookupRouter.MAX_PROMPT_TEXT_BYTES);
     lookup(request().setPromptText(big));
     assertThat(tokenizer.requests()).hasSize(1);
-    assertThat(tokenizer.requests().get(0).text())
-        .hasSize(LookupRouteHandler.MAX_PROMPT_TEXT_BYTES);
+    assertThat(tokenizer.requests().get(0).text()).hasSize(LookupRouter.MAX_PROMPT_TEXT_BYTES);
   }
 
   @Test
@@ -1422,18 +1423,18 @@ abstract class LookupRouteBehaviourSuite {
           return t.clone();
         });
     final List<ListenableFuture<LookupRouteResponse>> blocked = new ArrayList<>();
-    for (int i = 0; i < LookupRouteHandler.MAX_CONCURRENT_TOKENIZE; i++) {
+    for (int i = 0; i < LookupRouter.MAX_CONCURRENT_TOKENIZE; i++) {
       blocked.add(h.futureStub.lookupRoute(request().setPromptText("p" + i).build()));
     }
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> inside.get() == LookupRouteHandler.MAX_CONCURRENT_TOKENIZE);
+        .until(() -> inside.get() == LookupRouter.MAX_CONCURRENT_TOKENIZE);
     final long t0 = System.nanoTime();
     final LookupRouteResponse shed = lookup(request().setPromptText("one too many"));
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(PROMPT_MS);
     assertThat(shed.getReasonCode()).isEqualTo("NO_HINT");
     assertThat(shed.getTokenIdsCount()).isZero();
-    assertThat(tokenizer.requests()).hasSize(LookupRouteHandler.MAX_CONCURRENT_TOKENIZE);
+    assertThat(tokenizer.requests()).hasSize(LookupRouter.MAX_CONCURRENT_TOKENIZE);
     release.countDown();
     for (ListenableFuture<LookupRouteResponse> f : blocked) {
       assertThat(f.get(10, TimeUnit.SECONDS).getReasonCode()).isEqualTo("PREFIX_MATCH");

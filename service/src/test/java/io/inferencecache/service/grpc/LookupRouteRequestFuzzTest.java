@@ -6,13 +6,14 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.IndexConfig;
+import io.inferencecache.engine.LookupRouter;
+import io.inferencecache.engine.ReasonCodes;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.proto.v1alpha1.ReplicaScore;
 import io.inferencecache.service.lookup.LookupMetrics;
 import io.inferencecache.service.lookup.LookupRouteHandler;
 import io.inferencecache.service.lookup.PromptTokenizer;
-import io.inferencecache.service.lookup.ReasonCodes;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.Arrays;
@@ -35,6 +36,7 @@ class LookupRouteRequestFuzzTest {
   static final Set<String> REPORTED = Set.of("vllm-0", "vllm-1");
   static CacheIndex index;
   static ZeroCopyLookupRoute route;
+  static DeadlineWatchdog watchdog;
 
   @BeforeAll
   static void open() {
@@ -47,14 +49,13 @@ class LookupRouteRequestFuzzTest {
     final LookupRouteHandler handler =
         new LookupRouteHandler(
             index, PromptTokenizer.NONE, 16, LookupMetrics.NOOP, System::nanoTime);
-    route =
-        new ZeroCopyLookupRoute(
-            index, handler, LookupMetrics.NOOP, System::nanoTime, 4, 1_000_000L);
+    watchdog = DeadlineWatchdog.start(System::nanoTime);
+    route = new ZeroCopyLookupRoute(handler, LookupMetrics.NOOP, System::nanoTime, 4, watchdog);
   }
 
   @AfterAll
   static void close() {
-    route.close();
+    watchdog.close();
     index.close();
   }
 
@@ -79,10 +80,9 @@ class LookupRouteRequestFuzzTest {
     final byte[] padded = new byte[bytes.length + 6];
     Arrays.fill(padded, (byte) 0xFF);
     System.arraycopy(bytes, 0, padded, 3, bytes.length);
-    final LookupCall d = new LookupCall().resetCall();
+    final LookupCall d = new LookupCall(null).resetCall();
     final boolean ok =
-        d.parse(
-            new UnsafeBuffer(padded), 3, bytes.length, LookupRouteHandler.MAX_PROMPT_TEXT_BYTES);
+        d.parse(new UnsafeBuffer(padded), 3, bytes.length, LookupRouter.MAX_PROMPT_TEXT_BYTES);
     assertThat(ok).isEqualTo(!d.malformed).isEqualTo(!malformed);
 
     // 3. Differential: what both parsers accept, they read alike.

@@ -54,11 +54,13 @@ class LookupRouteShedIT {
       index.start();
       final LookupRouteHandler handler =
           new LookupRouteHandler(index, PromptTokenizer.NONE, 16, metrics, System::nanoTime);
-      handler.indexHook(
-          () -> {
-            entered.countDown();
-            release.await(30, TimeUnit.SECONDS);
-          });
+      handler
+          .router()
+          .indexHook(
+              () -> {
+                entered.countDown();
+                release.await(30, TimeUnit.SECONDS);
+              });
       service = new InferenceCacheService(index, handler, metrics, System::nanoTime, null);
       server =
           GrpcServer.builder(

@@ -6,6 +6,7 @@ import com.google.common.util.concurrent.ListenableFuture;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -23,6 +24,32 @@ class ZeroCopyCallPoolTest {
     return h.service.zeroCopy().trackedCalls();
   }
 
+  @Test
+  void bothPathsShareOneWatchdogAndPoolTheirCalls() throws Exception {
+    try (ServiceHarness h = new ServiceHarness(new ServiceHarness.Options())) {
+      assertThat(h.service.zeroCopy().watchdog()).isSameAs(h.service.watchdog());
+      for (int i = 0; i < 50; i++) {
+        h.service.lookupRoute(Fixtures.request().build(), new StreamRecorder());
+      }
+      assertThat(h.service.protoTrackedCalls())
+          .as("sequential protobuf-path calls reuse one pooled call")
+          .isEqualTo(1);
+    }
+  }
+
+  /** Collects nothing: the protobuf path's response is not under test here. */
+  private static final class StreamRecorder
+      implements io.grpc.stub.StreamObserver<LookupRouteResponse> {
+    @Override
+    public void onNext(final LookupRouteResponse value) {}
+
+    @Override
+    public void onError(final Throwable t) {}
+
+    @Override
+    public void onCompleted() {}
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = ServiceHarness.Transport.class,
@@ -38,12 +65,14 @@ class ZeroCopyCallPoolTest {
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final CountDownLatch left = new CountDownLatch(1);
-        h.handler.indexHook(
-            () -> {
-              entered.countDown();
-              release.await(5, TimeUnit.SECONDS);
-              left.countDown();
-            });
+        h.handler
+            .router()
+            .indexHook(
+                () -> {
+                  entered.countDown();
+                  release.await(5, TimeUnit.SECONDS);
+                  left.countDown();
+                });
         final ListenableFuture<LookupRouteResponse> call =
             h.futureStub.lookupRoute(Fixtures.request().setPrefixHash(Fixtures.hash(1, 1)).build());
         assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
@@ -53,7 +82,7 @@ class ZeroCopyCallPoolTest {
         assertThat(left.await(5, TimeUnit.SECONDS)).isTrue();
         Thread.sleep(20); // the handler finishes its answer
       }
-      h.handler.indexHook(null);
+      h.handler.router().indexHook(null);
       for (int i = 0; i < 20; i++) {
         assertThat(h.stub.lookupRoute(Fixtures.request().build()).getReasonCode())
             .isEqualTo("NO_HINT");

@@ -6,26 +6,25 @@ import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.engine.IngestPrefix;
 import io.inferencecache.engine.IngestUpdate;
-import io.inferencecache.engine.policy.PolicySnapshot;
-import io.inferencecache.engine.policy.PolicySpec;
-import io.inferencecache.engine.policy.StrategySpec;
+import io.inferencecache.engine.ReasonCodes;
+import io.inferencecache.engine.RouteCall;
+import io.inferencecache.engine.RouteRequest;
+import io.inferencecache.engine.RouteResult;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The handler driven directly (no transport): the deadline it runs under (§2.9 steps 2-3) and the
- * claim protocol that keeps a call answered TIMEOUT by a transport watchdog from being counted or
- * credited a second time.
+ * The service's side of a LookupRoute driven directly: one metrics record per delivered answer,
+ * none for a call answered elsewhere (a transport watchdog counts its own TIMEOUT), latency 0 for
+ * the probe tenant, and the fail-open guard counted. The decision itself is tested in the engine
+ * (LookupRouterTest).
  */
 @Timeout(30)
 class LookupRouteHandlerTest {
-  static final String TENANT = "team-a";
   static final byte[] KEY = {1, 2, 3, 4, 5, 6, 7, 8};
-  static final long START = 1_000_000_000L;
 
   CacheIndex index;
   final RecordingLookupMetrics metrics = new RecordingLookupMetrics();
@@ -36,6 +35,9 @@ class LookupRouteHandlerTest {
     index = CacheIndex.open(new IndexConfig().maxEntries(10_000));
     index.start();
     handler = new LookupRouteHandler(index, PromptTokenizer.NONE, 16, metrics, System::nanoTime);
+    index.ingest(
+        new IngestUpdate(
+            "r-a", "m", "t", "vllm", 0, "", List.of(IngestPrefix.legacy(KEY, 128, 1)), null));
   }
 
   @AfterEach
@@ -43,18 +45,14 @@ class LookupRouteHandlerTest {
     index.close();
   }
 
-  void policy(final PolicySpec.Builder p) {
-    index.policyStore().replace(new PolicySnapshot(7, List.of(p.build()), List.of()));
-  }
-
-  static LookupInput input() {
-    final LookupInput in = new LookupInput();
-    in.request().keys(TENANT, "m", "vllm", "");
+  static RouteRequest exact(final String tenant) {
+    final RouteRequest in = new RouteRequest();
+    in.request().keys(tenant, "m", "vllm", "").exact(KEY, 128);
     return in;
   }
 
-  static CallContext call(final boolean claimable) {
-    return new CallContext() {
+  static RouteCall claimable(final boolean claimable) {
+    return new RouteCall() {
       @Override
       public long deadlineNanos() {
         return Long.MAX_VALUE;
@@ -73,59 +71,42 @@ class LookupRouteHandlerTest {
   }
 
   @Test
-  void deadlineIsNoneWithoutCallerPolicyOrTokenization() {
-    assertThat(handler.deadline(input(), Long.MAX_VALUE, START)).isEqualTo(Long.MAX_VALUE);
-  }
-
-  @Test
-  void deadlineIsTheTighterOfCallerAndPolicy() {
-    policy(PolicySpec.builder(TENANT).lookupTimeoutMs(25));
-    final long policy = START + TimeUnit.MILLISECONDS.toNanos(25);
-    assertThat(handler.deadline(input(), Long.MAX_VALUE, START)).isEqualTo(policy);
-    assertThat(handler.deadline(input(), START + 1000, START)).isEqualTo(START + 1000);
-    assertThat(handler.deadline(input(), policy + 1, START)).isEqualTo(policy);
-  }
-
-  @Test
-  void deadlineDefaultsToFiveSecondsOnlyForATokenizingCall() {
-    final long def = START + TimeUnit.SECONDS.toNanos(5);
-    assertThat(handler.deadline(input().prompt("hi", 1 << 20), Long.MAX_VALUE, START))
-        .isEqualTo(def);
-    assertThat(handler.deadline(input().prompt("hi", 1 << 20), START + 7, START))
-        .as("a caller deadline wins")
-        .isEqualTo(START + 7);
-    assertThat(handler.deadline(input().prompt("hi", 1 << 20).addTokenId(1), Long.MAX_VALUE, START))
-        .as("token_ids take precedence: no tokenization")
-        .isEqualTo(Long.MAX_VALUE);
-    final LookupInput withChain = input().prompt("hi", 1 << 20);
-    withChain.request().addBlockHash(KEY).addBlockTokenCount(16);
-    assertThat(handler.deadline(withChain, Long.MAX_VALUE, START)).isEqualTo(Long.MAX_VALUE);
-    policy(PolicySpec.builder(TENANT).strategy(new StrategySpec(false, null, null)));
-    assertThat(handler.deadline(withChain, Long.MAX_VALUE, START))
-        .as("chain matching off: the chain is ignored and the prompt tokenized")
-        .isEqualTo(def);
-  }
-
-  @Test
-  void callAnsweredElsewhereIsNeitherRecordedNorCredited() {
-    policy(PolicySpec.builder(TENANT).eviction("lfu"));
-    index.ingest(
-        new IngestUpdate(
-            "r-a", "m", TENANT, "vllm", 0, "", List.of(IngestPrefix.legacy(KEY, 128, 1)), null));
-    final LookupInput in = input();
-    in.request().exact(KEY, 128);
-    final LookupOutput out = new LookupOutput();
-    final LookupRouteHandler.Scratch scratch = new LookupRouteHandler.Scratch();
-
-    handler.handle(in, out, call(false), scratch, System.nanoTime());
-    assertThat(metrics.count()).isZero();
-    assertThat(index.accessCount(TENANT, "m", "vllm", "", KEY, "r-a")).isZero();
-
-    final LookupInput again = input();
-    again.request().exact(KEY, 128);
-    handler.handle(again, out, call(true), scratch, System.nanoTime());
-    assertThat(out.reasonCode()).isEqualTo("PREFIX_MATCH");
+  void deliveredAnswerIsRecordedOnceWithItsModelReasonAndHint() {
+    final RouteResult out = new RouteResult();
+    handler.handle(exact("t"), out, RouteCall.NONE, System.nanoTime());
+    assertThat(out.reasonCode()).isEqualTo(ReasonCodes.PREFIX_MATCH);
     assertThat(metrics.count()).isEqualTo(1);
-    assertThat(index.accessCount(TENANT, "m", "vllm", "", KEY, "r-a")).isEqualTo(1);
+    assertThat(metrics.last().model()).isEqualTo("m");
+    assertThat(metrics.last().reasonCode()).isEqualTo(ReasonCodes.PREFIX_MATCH);
+    assertThat(metrics.last().hintUsed()).isTrue();
+    assertThat(metrics.last().latencyNanos()).isPositive();
+  }
+
+  @Test
+  void callAnsweredElsewhereIsNotRecorded() {
+    handler.handle(exact("t"), new RouteResult(), claimable(false), System.nanoTime());
+    assertThat(metrics.count()).isZero();
+  }
+
+  @Test
+  void probeTenantIsRecordedWithZeroLatency() {
+    handler.handle(
+        exact(CacheIndex.RESERVED_TENANT), new RouteResult(), RouteCall.NONE, System.nanoTime());
+    assertThat(metrics.last().reasonCode()).isEqualTo(ReasonCodes.NO_HINT);
+    assertThat(metrics.last().latencyNanos()).isZero();
+  }
+
+  @Test
+  void internalFaultIsCountedAndRecordedAsNoHint() {
+    handler
+        .router()
+        .indexHook(
+            () -> {
+              throw new IllegalStateException("injected");
+            });
+    handler.handle(exact("t"), new RouteResult(), RouteCall.NONE, System.nanoTime());
+    assertThat(metrics.internalErrors()).isEqualTo(1);
+    assertThat(metrics.last().reasonCode()).isEqualTo(ReasonCodes.NO_HINT);
+    assertThat(metrics.last().hintUsed()).isFalse();
   }
 }

@@ -1,0 +1,116 @@
+package io.inferencecache.subscriber;
+
+import io.inferencecache.subscriber.config.SubscriberConfig;
+import io.inferencecache.subscriber.decode.StatsScraper;
+import io.inferencecache.subscriber.report.Reporter;
+import io.inferencecache.subscriber.report.StatsReporter;
+import io.inferencecache.subscriber.sink.GrpcUpdateSink;
+import io.inferencecache.subscriber.sink.UpdateSink;
+import io.inferencecache.subscriber.source.ReceivedBatch;
+import io.inferencecache.subscriber.source.ZmqEventSource;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole sidecar for one replica, wired from a {@link SubscriberConfig}: {@link ZmqEventSource}
+ * → queue of {@link SubscriberConfig#QUEUE_CAPACITY} → {@link Reporter}, and, unless the metrics
+ * URL is empty, a {@link StatsReporter}. Both paths deliver to one {@link UpdateSink}: by default a
+ * {@link GrpcUpdateSink} to {@link SubscriberConfig#server()}, owned by the subscriber.
+ *
+ * <p>{@link #close()} stops the source first, then lets the reporter drain the queue and flush
+ * (bounded by {@link Reporter#DRAIN_SECONDS}), then stops the stats path, then closes an owned sink
+ * (which delivers what it still holds for up to {@link GrpcUpdateSink#DRAIN_TIMEOUT_DEFAULT}).
+ * Start and close from one thread.
+ */
+public final class KvEventSubscriber implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(KvEventSubscriber.class);
+
+  private final SubscriberConfig config;
+  private final BlockingQueue<ReceivedBatch> queue =
+      new ArrayBlockingQueue<>(SubscriberConfig.QUEUE_CAPACITY);
+  private final ZmqEventSource source;
+  private final Reporter reporter;
+  private final StatsReporter stats;
+  private final UpdateSink sink;
+  private final boolean ownsSink;
+
+  /**
+   * Wires the sidecar to the server of {@code config} through a {@link GrpcUpdateSink} (plaintext,
+   * lazy connect, buffer bounds from the config), with an HTTP metrics fetcher and the system
+   * clock.
+   */
+  public KvEventSubscriber(final SubscriberConfig config) {
+    this(config, GrpcUpdateSink.builder(config).build(), true);
+  }
+
+  /** Wires the sidecar to {@code sink}, which the caller keeps owning (tests, embedding). */
+  public KvEventSubscriber(final SubscriberConfig config, final UpdateSink sink) {
+    this(config, sink, false);
+  }
+
+  private KvEventSubscriber(
+      final SubscriberConfig config, final UpdateSink sink, final boolean ownsSink) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.sink = Objects.requireNonNull(sink, "sink");
+    this.ownsSink = ownsSink;
+    this.source = new ZmqEventSource(config.engineEndpoint(), config.topic(), queue);
+    this.reporter = new Reporter(config, sink);
+    this.stats =
+        config.statsEnabled()
+            ? new StatsReporter(
+                StatsScraper.fromConfig(config), sink, config.statsInterval(), Clock.systemUTC())
+            : null;
+  }
+
+  /** Starts the reporter, the source and the stats path. */
+  public void start() {
+    reporter.start(queue);
+    source.start();
+    if (stats != null) {
+      stats.start();
+    }
+    LOG.info("kvevent-subscriber started: {}", config);
+  }
+
+  /** Stops everything, draining and flushing the event path. */
+  @Override
+  public void close() {
+    source.close();
+    reporter.close();
+    if (stats != null) {
+      stats.close();
+    }
+    if (ownsSink && sink instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (final Exception e) {
+        LOG.warn("closing the update sink failed: {}", e.toString());
+      }
+    }
+    LOG.info("kvevent-subscriber stopped");
+  }
+
+  /** Where updates go. */
+  public UpdateSink sink() {
+    return sink;
+  }
+
+  /** The event source (for its counters). */
+  public ZmqEventSource source() {
+    return source;
+  }
+
+  /** The reporter (for its counters). */
+  public Reporter reporter() {
+    return reporter;
+  }
+
+  /** The stats reporter, or {@code null} when the stats path is disabled. */
+  public StatsReporter stats() {
+    return stats;
+  }
+}

@@ -1,0 +1,564 @@
+package io.inferencecache.subscriber.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every setting of the kvevent-subscriber, with the upstream flag names and defaults, validated
+ * once by {@link Builder#build()} before any thread or socket is created.
+ *
+ * <table>
+ *   <caption>Flags</caption>
+ *   <tr><th>flag</th><th>default</th><th>rule</th></tr>
+ *   <tr><td>--engine-endpoint</td><td>{@value #ENGINE_ENDPOINT_DEFAULT}</td>
+ *       <td>a {@code tcp://}, {@code ipc://} or {@code inproc://} ZMQ endpoint</td></tr>
+ *   <tr><td>--topic</td><td>{@value #TOPIC_DEFAULT}</td><td>empty = every topic</td></tr>
+ *   <tr><td>--server</td><td>{@value #SERVER_DEFAULT}</td><td>non-empty gRPC target</td></tr>
+ *   <tr><td>--server-buffer-updates</td><td>{@value #SERVER_BUFFER_UPDATES_DEFAULT}</td>
+ *       <td>&gt; 0: updates and events held while the server is unreachable (beyond upstream)
+ *       </td></tr>
+ *   <tr><td>--server-buffer-entries</td><td>{@value #SERVER_BUFFER_ENTRIES_DEFAULT}</td>
+ *       <td>&gt; 0: prefix entries held in those updates (beyond upstream)</td></tr>
+ *   <tr><td>--replica-id</td><td></td><td>required, non-empty</td></tr>
+ *   <tr><td>--model-id</td><td></td><td>required, non-empty</td></tr>
+ *   <tr><td>--tenant-id</td><td>""</td><td>optional</td></tr>
+ *   <tr><td>--hash-scheme</td><td>{@value #HASH_SCHEME_DEFAULT}</td>
+ *       <td>required, non-empty; {@code sglang} selects the SGLang metric profile, anything
+ *       else the vLLM one</td></tr>
+ *   <tr><td>--window</td><td>100ms</td><td>&gt; 0</td></tr>
+ *   <tr><td>--engine-metrics-url</td><td>{@value #ENGINE_METRICS_URL_DEFAULT}</td>
+ *       <td>absolute http(s) URL; empty disables the stats path</td></tr>
+ *   <tr><td>--stats-interval</td><td>10s</td><td>&gt; 0</td></tr>
+ *   <tr><td>--engine-cache-size-bytes</td><td>0</td><td>≥ 0 (0 = cache_memory_bytes 0)</td></tr>
+ *   <tr><td>--max-concurrency-ceiling</td><td>{@value #MAX_CONCURRENCY_CEILING_DEFAULT}</td>
+ *       <td>any; ≤ 0 makes pressure 0</td></tr>
+ *   <tr><td>--cache-tier</td><td>auto</td><td>auto | kv | gpu | cpu</td></tr>
+ *   <tr><td>--engine-model-name</td><td>""</td><td>model_name label filter; empty = none</td></tr>
+ *   <tr><td>--ignore-block-removed</td><td>false</td><td>declares an L2 offload tier</td></tr>
+ *   <tr><td>--lora-adapter-names</td><td>""</td>
+ *       <td>{@code id=name,...}: int64 ids, non-empty names, no duplicate id; blank entries
+ *       skipped</td></tr>
+ * </table>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class SubscriberConfig {
+  /** Default {@code --engine-endpoint}. */
+  public static final String ENGINE_ENDPOINT_DEFAULT = "tcp://127.0.0.1:5557";
+
+  /** Default {@code --topic}. */
+  public static final String TOPIC_DEFAULT = "kv-events";
+
+  /** Default {@code --server}. */
+  public static final String SERVER_DEFAULT = "127.0.0.1:9090";
+
+  /** Default {@code --server-buffer-updates}. */
+  public static final int SERVER_BUFFER_UPDATES_DEFAULT = 1024;
+
+  /** Default {@code --server-buffer-entries}. */
+  public static final int SERVER_BUFFER_ENTRIES_DEFAULT = 65_536;
+
+  /** Default {@code --hash-scheme}. */
+  public static final String HASH_SCHEME_DEFAULT = "vllm";
+
+  /** Default {@code --window}. */
+  public static final Duration WINDOW_DEFAULT = Duration.ofMillis(100);
+
+  /** Default {@code --engine-metrics-url}. */
+  public static final String ENGINE_METRICS_URL_DEFAULT = "http://127.0.0.1:8000/metrics";
+
+  /** Default {@code --stats-interval}. */
+  public static final Duration STATS_INTERVAL_DEFAULT = Duration.ofSeconds(10);
+
+  /** Default {@code --max-concurrency-ceiling}. */
+  public static final int MAX_CONCURRENCY_CEILING_DEFAULT = 256;
+
+  /** Capacity of the source → reporter queue (upstream's channel of 256). */
+  public static final int QUEUE_CAPACITY = 256;
+
+  private final String engineEndpoint;
+  private final String topic;
+  private final String server;
+  private final int serverBufferUpdates;
+  private final int serverBufferEntries;
+  private final String replicaId;
+  private final String modelId;
+  private final String tenantId;
+  private final String hashScheme;
+  private final Duration window;
+  private final String engineMetricsUrl;
+  private final Duration statsInterval;
+  private final long engineCacheSizeBytes;
+  private final int maxConcurrencyCeiling;
+  private final CacheTier cacheTier;
+  private final String engineModelName;
+  private final boolean ignoreBlockRemoved;
+  private final String loraAdapterNamesFlag;
+  private final Map<Long, String> loraAdapterNames;
+
+  private SubscriberConfig(final Builder b, final CacheTier tier, final Map<Long, String> names) {
+    this.engineEndpoint = b.engineEndpoint;
+    this.topic = b.topic;
+    this.server = b.server;
+    this.serverBufferUpdates = b.serverBufferUpdates;
+    this.serverBufferEntries = b.serverBufferEntries;
+    this.replicaId = b.replicaId;
+    this.modelId = b.modelId;
+    this.tenantId = b.tenantId;
+    this.hashScheme = b.hashScheme;
+    this.window = b.window;
+    this.engineMetricsUrl = b.engineMetricsUrl;
+    this.statsInterval = b.statsInterval;
+    this.engineCacheSizeBytes = b.engineCacheSizeBytes;
+    this.maxConcurrencyCeiling = b.maxConcurrencyCeiling;
+    this.cacheTier = tier;
+    this.engineModelName = b.engineModelName;
+    this.ignoreBlockRemoved = b.ignoreBlockRemoved;
+    this.loraAdapterNamesFlag = b.loraAdapterNames;
+    this.loraAdapterNames = names;
+  }
+
+  /** A builder holding every default; replica and model ids must still be set. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** ZMQ endpoint of the engine's KV-event publisher. */
+  public String engineEndpoint() {
+    return engineEndpoint;
+  }
+
+  /** ZMQ topic prefix to subscribe to; empty = all. */
+  public String topic() {
+    return topic;
+  }
+
+  /** The inference-cache server's gRPC target. */
+  public String server() {
+    return server;
+  }
+
+  /** Updates and events the sink holds while the server is unreachable; more are dropped. */
+  public int serverBufferUpdates() {
+    return serverBufferUpdates;
+  }
+
+  /** Prefix entries the sink holds in those updates; more are dropped. */
+  public int serverBufferEntries() {
+    return serverBufferEntries;
+  }
+
+  /** The engine replica id stamped on every update. */
+  public String replicaId() {
+    return replicaId;
+  }
+
+  /** The served model id stamped on every update. */
+  public String modelId() {
+    return modelId;
+  }
+
+  /** The tenant id stamped on every update; may be empty. */
+  public String tenantId() {
+    return tenantId;
+  }
+
+  /** The engine's hash-domain tag. */
+  public String hashScheme() {
+    return hashScheme;
+  }
+
+  /** The add-batching window. */
+  public Duration window() {
+    return window;
+  }
+
+  /** The engine's Prometheus endpoint; empty = stats path disabled. */
+  public String engineMetricsUrl() {
+    return engineMetricsUrl;
+  }
+
+  /** The stats scrape cadence. */
+  public Duration statsInterval() {
+    return statsInterval;
+  }
+
+  /** The engine's total KV-cache capacity in bytes; 0 = unknown. */
+  public long engineCacheSizeBytes() {
+    return engineCacheSizeBytes;
+  }
+
+  /** The denominator of the pressure proxy. */
+  public int maxConcurrencyCeiling() {
+    return maxConcurrencyCeiling;
+  }
+
+  /** Which usage gauge feeds cache_memory_bytes. */
+  public CacheTier cacheTier() {
+    return cacheTier;
+  }
+
+  /** The {@code model_name} label filter; empty = none. */
+  public String engineModelName() {
+    return engineModelName;
+  }
+
+  /** Whether the engine has an L2 offload tier (evictions become T2 downgrades). */
+  public boolean ignoreBlockRemoved() {
+    return ignoreBlockRemoved;
+  }
+
+  /** The raw {@code --lora-adapter-names} value. */
+  public String loraAdapterNamesFlag() {
+    return loraAdapterNamesFlag;
+  }
+
+  /** Engine LoRA id → adapter name (unmodifiable, in flag order). */
+  public Map<Long, String> loraAdapterNames() {
+    return loraAdapterNames;
+  }
+
+  /** Whether the stats path runs. */
+  public boolean statsEnabled() {
+    return !engineMetricsUrl.isEmpty();
+  }
+
+  /**
+   * Parses {@code --lora-adapter-names}: comma-separated {@code id=name}, blanks around tokens and
+   * blank entries (a trailing comma) ignored.
+   *
+   * @throws InvalidConfigException on a pair without {@code =}, a non-int64 id, an empty name or a
+   *     duplicate id
+   */
+  public static Map<Long, String> parseAdapterNames(final String value) {
+    final Map<Long, String> out = new LinkedHashMap<>();
+    if (value == null) {
+      return Map.of();
+    }
+    for (final String raw : value.split(",", -1)) {
+      final String pair = raw.strip();
+      if (pair.isEmpty()) {
+        continue;
+      }
+      final int eq = pair.indexOf('=');
+      if (eq < 0) {
+        throw new InvalidConfigException("--lora-adapter-names: \"" + pair + "\" is not id=name");
+      }
+      final long id;
+      try {
+        id = Long.parseLong(pair.substring(0, eq).strip());
+      } catch (final NumberFormatException e) {
+        throw new InvalidConfigException(
+            "--lora-adapter-names: \"" + pair + "\" has a non-integer lora id");
+      }
+      final String name = pair.substring(eq + 1).strip();
+      if (name.isEmpty()) {
+        throw new InvalidConfigException(
+            "--lora-adapter-names: \"" + pair + "\" has an empty adapter name");
+      }
+      if (out.putIfAbsent(id, name) != null) {
+        throw new InvalidConfigException(
+            "--lora-adapter-names: lora id " + id + " mapped more than once");
+      }
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  @Override
+  public String toString() {
+    return "SubscriberConfig{engineEndpoint="
+        + engineEndpoint
+        + ", topic="
+        + topic
+        + ", server="
+        + server
+        + ", serverBufferUpdates="
+        + serverBufferUpdates
+        + ", serverBufferEntries="
+        + serverBufferEntries
+        + ", replicaId="
+        + replicaId
+        + ", modelId="
+        + modelId
+        + ", tenantId="
+        + tenantId
+        + ", hashScheme="
+        + hashScheme
+        + ", window="
+        + window
+        + ", engineMetricsUrl="
+        + engineMetricsUrl
+        + ", statsInterval="
+        + statsInterval
+        + ", engineCacheSizeBytes="
+        + engineCacheSizeBytes
+        + ", maxConcurrencyCeiling="
+        + maxConcurrencyCeiling
+        + ", cacheTier="
+        + cacheTier.flag()
+        + ", engineModelName="
+        + engineModelName
+        + ", ignoreBlockRemoved="
+        + ignoreBlockRemoved
+        + ", loraAdapterNames="
+        + loraAdapterNames
+        + '}';
+  }
+
+  /** Collects raw flag values; {@link #build()} validates them all at once. Not thread-safe. */
+  public static final class Builder {
+    private String engineEndpoint = ENGINE_ENDPOINT_DEFAULT;
+    private String topic = TOPIC_DEFAULT;
+    private String server = SERVER_DEFAULT;
+    private int serverBufferUpdates = SERVER_BUFFER_UPDATES_DEFAULT;
+    private int serverBufferEntries = SERVER_BUFFER_ENTRIES_DEFAULT;
+    private String replicaId = "";
+    private String modelId = "";
+    private String tenantId = "";
+    private String hashScheme = HASH_SCHEME_DEFAULT;
+    private Duration window = WINDOW_DEFAULT;
+    private String engineMetricsUrl = ENGINE_METRICS_URL_DEFAULT;
+    private Duration statsInterval = STATS_INTERVAL_DEFAULT;
+    private long engineCacheSizeBytes;
+    private int maxConcurrencyCeiling = MAX_CONCURRENCY_CEILING_DEFAULT;
+    private String cacheTier = CacheTier.AUTO.flag();
+    private String engineModelName = "";
+    private boolean ignoreBlockRemoved;
+    private String loraAdapterNames = "";
+
+    private Builder() {}
+
+    /** {@code --engine-endpoint}. */
+    public Builder engineEndpoint(final String v) {
+      engineEndpoint = v;
+      return this;
+    }
+
+    /** {@code --topic}. */
+    public Builder topic(final String v) {
+      topic = v;
+      return this;
+    }
+
+    /** {@code --server}. */
+    public Builder server(final String v) {
+      server = v;
+      return this;
+    }
+
+    /** {@code --server-buffer-updates}. */
+    public Builder serverBufferUpdates(final int v) {
+      serverBufferUpdates = v;
+      return this;
+    }
+
+    /** {@code --server-buffer-entries}. */
+    public Builder serverBufferEntries(final int v) {
+      serverBufferEntries = v;
+      return this;
+    }
+
+    /** {@code --replica-id}. */
+    public Builder replicaId(final String v) {
+      replicaId = v;
+      return this;
+    }
+
+    /** {@code --model-id}. */
+    public Builder modelId(final String v) {
+      modelId = v;
+      return this;
+    }
+
+    /** {@code --tenant-id}. */
+    public Builder tenantId(final String v) {
+      tenantId = v;
+      return this;
+    }
+
+    /** {@code --hash-scheme}. */
+    public Builder hashScheme(final String v) {
+      hashScheme = v;
+      return this;
+    }
+
+    /** {@code --window}. */
+    public Builder window(final Duration v) {
+      window = v;
+      return this;
+    }
+
+    /** {@code --window} in Go duration syntax ({@code 100ms}). */
+    public Builder window(final String v) {
+      window = goDuration("--window", v);
+      return this;
+    }
+
+    /** {@code --engine-metrics-url}. */
+    public Builder engineMetricsUrl(final String v) {
+      engineMetricsUrl = v;
+      return this;
+    }
+
+    /** {@code --stats-interval}. */
+    public Builder statsInterval(final Duration v) {
+      statsInterval = v;
+      return this;
+    }
+
+    /** {@code --stats-interval} in Go duration syntax ({@code 10s}). */
+    public Builder statsInterval(final String v) {
+      statsInterval = goDuration("--stats-interval", v);
+      return this;
+    }
+
+    /** {@code --engine-cache-size-bytes}. */
+    public Builder engineCacheSizeBytes(final long v) {
+      engineCacheSizeBytes = v;
+      return this;
+    }
+
+    /** {@code --max-concurrency-ceiling}. */
+    public Builder maxConcurrencyCeiling(final int v) {
+      maxConcurrencyCeiling = v;
+      return this;
+    }
+
+    /** {@code --cache-tier}. */
+    public Builder cacheTier(final String v) {
+      cacheTier = v;
+      return this;
+    }
+
+    /** {@code --engine-model-name}. */
+    public Builder engineModelName(final String v) {
+      engineModelName = v;
+      return this;
+    }
+
+    /** {@code --ignore-block-removed}. */
+    public Builder ignoreBlockRemoved(final boolean v) {
+      ignoreBlockRemoved = v;
+      return this;
+    }
+
+    /** {@code --lora-adapter-names}. */
+    public Builder loraAdapterNames(final String v) {
+      loraAdapterNames = v;
+      return this;
+    }
+
+    private static Duration goDuration(final String flag, final String v) {
+      try {
+        return GoDuration.parse(v);
+      } catch (final IllegalArgumentException e) {
+        throw new InvalidConfigException(flag + ": " + e.getMessage());
+      }
+    }
+
+    /**
+     * Validates every setting.
+     *
+     * @throws InvalidConfigException naming every problem found
+     */
+    public SubscriberConfig build() {
+      final List<String> problems = new ArrayList<>();
+      if (engineEndpoint == null || !validEndpoint(engineEndpoint)) {
+        problems.add(
+            "--engine-endpoint: want tcp://host:port, ipc://path or inproc://name, got \""
+                + engineEndpoint
+                + "\"");
+      }
+      if (topic == null) {
+        problems.add("--topic: must not be null");
+      }
+      if (server == null || server.isBlank()) {
+        problems.add("--server: required");
+      }
+      if (serverBufferUpdates <= 0) {
+        problems.add("--server-buffer-updates: must be positive, got " + serverBufferUpdates);
+      }
+      if (serverBufferEntries <= 0) {
+        problems.add("--server-buffer-entries: must be positive, got " + serverBufferEntries);
+      }
+      if (replicaId == null || replicaId.isEmpty()) {
+        problems.add("--replica-id: required");
+      }
+      if (modelId == null || modelId.isEmpty()) {
+        problems.add("--model-id: required");
+      }
+      if (tenantId == null) {
+        problems.add("--tenant-id: must not be null");
+      }
+      if (hashScheme == null || hashScheme.isEmpty()) {
+        problems.add("--hash-scheme: required (an empty scheme is dropped server-side)");
+      }
+      if (window == null || window.isNegative() || window.isZero()) {
+        problems.add("--window: must be positive, got " + window);
+      }
+      if (engineMetricsUrl == null || !validMetricsUrl(engineMetricsUrl)) {
+        problems.add(
+            "--engine-metrics-url: want an absolute http(s) URL or empty, got \""
+                + engineMetricsUrl
+                + "\"");
+      }
+      if (statsInterval == null || statsInterval.isNegative() || statsInterval.isZero()) {
+        problems.add("--stats-interval: must be positive, got " + statsInterval);
+      }
+      if (engineCacheSizeBytes < 0) {
+        problems.add("--engine-cache-size-bytes: must be >= 0, got " + engineCacheSizeBytes);
+      }
+      CacheTier tier = CacheTier.AUTO;
+      try {
+        tier = CacheTier.fromFlag(cacheTier);
+      } catch (final InvalidConfigException e) {
+        problems.add(e.getMessage());
+      }
+      if (engineModelName == null) {
+        problems.add("--engine-model-name: must not be null");
+      }
+      Map<Long, String> names = Map.of();
+      try {
+        names = parseAdapterNames(loraAdapterNames);
+      } catch (final InvalidConfigException e) {
+        problems.add(e.getMessage());
+      }
+      if (!problems.isEmpty()) {
+        throw new InvalidConfigException("invalid config: " + String.join("; ", problems));
+      }
+      return new SubscriberConfig(this, tier, names);
+    }
+
+    private static boolean validEndpoint(final String endpoint) {
+      final int sep = endpoint.indexOf("://");
+      if (sep <= 0 || sep + 3 >= endpoint.length()) {
+        return false;
+      }
+      final String transport = endpoint.substring(0, sep).toLowerCase(Locale.ROOT);
+      return transport.equals("tcp") || transport.equals("ipc") || transport.equals("inproc");
+    }
+
+    private static boolean validMetricsUrl(final String url) {
+      if (url.isEmpty()) {
+        return true;
+      }
+      try {
+        final URI uri = new URI(url);
+        final String scheme = uri.getScheme();
+        return uri.isAbsolute()
+            && uri.getHost() != null
+            && scheme != null
+            && (scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"));
+      } catch (final URISyntaxException e) {
+        return false;
+      }
+    }
+  }
+}
