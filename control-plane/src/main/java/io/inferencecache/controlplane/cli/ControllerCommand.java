@@ -8,7 +8,7 @@ import io.inferencecache.controlplane.controller.ControllerOptions;
 import io.inferencecache.controlplane.controller.ControllerRuntime;
 import io.inferencecache.controlplane.core.LogConfigurer;
 import io.inferencecache.controlplane.core.StartupException;
-import io.inferencecache.service.subscriber.GoDuration;
+import io.inferencecache.subscriber.config.GoDuration;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;

@@ -3,7 +3,7 @@ package io.inferencecache.controlplane.controller;
 import com.codahale.metrics.MetricRegistry;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.inferencecache.controlplane.core.BindAddress;
+import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.dropwizard.DropwizardExports;
 import io.prometheus.client.exporter.common.TextFormat;
@@ -57,7 +57,7 @@ public final class ControllerListeners implements AutoCloseable {
   private HttpServer bind(final String flag, final String address) throws IOException {
     final BindAddress a;
     try {
-      a = BindAddress.parse(address);
+      a = BindAddress.parse("--" + flag, address);
     } catch (IllegalArgumentException e) {
       throw new IOException("--" + flag + ": " + e.getMessage(), e);
     }

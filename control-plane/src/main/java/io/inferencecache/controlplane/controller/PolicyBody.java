@@ -7,7 +7,7 @@ import io.inferencecache.engine.policy.PolicySpec;
 import io.inferencecache.engine.policy.ResolvedPolicy;
 import io.inferencecache.engine.policy.StrategySpec;
 import io.inferencecache.engine.policy.TenantSpec;
-import io.inferencecache.service.subscriber.GoDuration;
+import io.inferencecache.subscriber.config.GoDuration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
