@@ -19,7 +19,6 @@ import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
-import io.inferencecache.proto.v1alpha1.PrefixEntry;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -57,18 +56,8 @@ class GrpcEndToEndIT {
 
   private static void report(final String tenant, final String replica, final int blocks)
       throws Exception {
-    final PrefixEntry.Builder chain = PrefixEntry.newBuilder();
-    for (int i = 0; i < blocks; i++) {
-      chain.addBlockHashes(hash(i)).addBlockTokenCounts(16);
-    }
     final CacheStateUpdate update =
-        CacheStateUpdate.newBuilder()
-            .setReplicaId(replica)
-            .setModelId(MODEL)
-            .setTenantId(tenant)
-            .setHashScheme("vllm")
-            .addPrefixes(chain)
-            .build();
+        CacheStateReports.chain(replica, MODEL, tenant, blocks, GrpcEndToEndIT::hash);
     assertThat(CacheStateReports.send(channel, 10, update).getAccepted()).isTrue();
   }
 

@@ -18,7 +18,6 @@ import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
-import io.inferencecache.proto.v1alpha1.PrefixEntry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -248,18 +247,8 @@ class ControllerServeIT {
   /** ReportCacheState: {@code replica} of {@code tenant} holds a chain of {@code blocks} blocks. */
   private void ingest(final String tenant, final String replica, final int blocks)
       throws Exception {
-    final PrefixEntry.Builder chain = PrefixEntry.newBuilder();
-    for (int i = 0; i < blocks; i++) {
-      chain.addBlockHashes(hash(i)).addBlockTokenCounts(16);
-    }
     final CacheStateUpdate update =
-        CacheStateUpdate.newBuilder()
-            .setReplicaId(replica)
-            .setModelId(MODEL)
-            .setTenantId(tenant)
-            .setHashScheme("vllm")
-            .addPrefixes(chain)
-            .build();
+        CacheStateReports.chain(replica, MODEL, tenant, blocks, ControllerServeIT::hash);
     assertThat(CacheStateReports.send(channel, 60, update).getAccepted()).isTrue();
   }
 
