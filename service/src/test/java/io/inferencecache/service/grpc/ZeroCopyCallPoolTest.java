@@ -83,11 +83,13 @@ class ZeroCopyCallPoolTest {
             h.futureStub.lookupRoute(Fixtures.request().setPrefixHash(Fixtures.hash(1, 1)).build());
         assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
         call.cancel(true);
-        await().atMost(Duration.ofSeconds(5)).until(() -> context.get().isCancelled());
+        await("the cancellation reaching the server call's context")
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> context.get().isCancelled());
         release.countDown();
         assertThat(left.await(5, TimeUnit.SECONDS)).isTrue();
         // The handler finishes its answer: every pooled call is back in the pool, none in flight.
-        await()
+        await("the cancelled call's pooled object back in the pool")
             .atMost(Duration.ofSeconds(5))
             .until(() -> h.service.zeroCopy().idleCalls() == tracked(h));
       }
