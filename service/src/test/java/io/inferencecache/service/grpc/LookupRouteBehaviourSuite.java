@@ -289,7 +289,7 @@ abstract class LookupRouteBehaviourSuite {
   void returnsTimeoutWhenSlowLookupFinishesAfterPolicyTimeout() throws Exception {
     report(chainUpdate("r-a", hashes(1, 4), 16));
     policies(policy().lookupTimeoutMs(50));
-    onIndex = () -> Thread.sleep(400);
+    onIndex = () -> clock.advance(Duration.ofMillis(400)); // the index lookup "takes" 400 ms
     final LookupRouteResponse r = lookup(chainRequest(hashes(1, 4), 16));
     assertThat(r.getReasonCode()).isEqualTo("TIMEOUT");
     assertThat(r.getReplicaScoresCount()).isZero();
@@ -309,7 +309,7 @@ abstract class LookupRouteBehaviourSuite {
   void policyTimeoutOfAnotherTenantDoesNotApply() throws Exception {
     h.policies(PolicySpec.builder("team-b").lookupTimeoutMs(1).minimumPrefixTokens(1000).build());
     report(chainUpdate("r-a", hashes(1, 8), 16));
-    onIndex = () -> Thread.sleep(20);
+    onIndex = () -> clock.advance(Duration.ofMillis(20)); // past team-b's 1 ms, were it applied
     final LookupRouteResponse r = lookup(chainRequest(hashes(1, 8), 16));
     assertThat(r.getReasonCode()).isEqualTo("PREFIX_MATCH");
     assertThat(r.getReplicaScores(0).getMatchedTokens()).isEqualTo(128);
@@ -1164,7 +1164,7 @@ abstract class LookupRouteBehaviourSuite {
   @Test
   void lookupLatencyIsReportedOnNormalAnswers() throws Exception {
     report(chainUpdate("r-a", hashes(1, 4), 16));
-    onIndex = () -> Thread.sleep(2);
+    onIndex = () -> clock.advance(Duration.ofMillis(2)); // the index lookup "takes" 2 ms
     final LookupRouteResponse hit = lookup(chainRequest(hashes(1, 4), 16));
     assertThat(hit.getReasonCode()).isEqualTo("PREFIX_MATCH");
     assertThat(hit.getLookupLatencyUs()).isGreaterThanOrEqualTo(2000);
@@ -1503,8 +1503,9 @@ abstract class LookupRouteBehaviourSuite {
     final ListenableFuture<LookupRouteResponse> f =
         h.futureStub.lookupRoute(request().setPromptText("blocks").build());
     assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
-    Thread.sleep(100);
-    assertThat(f.isDone()).as("no deadline before 5 s").isFalse();
+    clock.advance(Duration.ofSeconds(4));
+    // Several watchdog ticks at 4 s into the call: none of them answers it.
+    await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2)).until(() -> !f.isDone());
     clock.advance(Duration.ofSeconds(6));
     final long t0 = System.nanoTime();
     assertThat(f.get(PROMPT_MS, TimeUnit.MILLISECONDS).getReasonCode()).isEqualTo("TIMEOUT");
