@@ -263,16 +263,23 @@ class ControllerServeIT {
         .lookupRoute(q.build());
   }
 
-  /** The server's own {@code /snapshot}, read with the controller-audience token. */
-  private JsonObject serverSnapshot() throws Exception {
-    final HttpResponse<String> r =
-        Http.call(
-            "GET",
-            "http://127.0.0.1:" + snapshotPort + "/snapshot",
-            null,
-            "Bearer " + controllerToken);
-    assertThat(r.statusCode()).isEqualTo(200);
-    return JsonParser.parseString(r.body()).getAsJsonObject();
+  /**
+   * The server's own {@code /snapshot}, read with the controller-audience token. The server answers
+   * 503 while its TokenReview call to kube-local fails (a loaded machine): retried up to 30 s.
+   */
+  private JsonObject serverSnapshot() {
+    final HttpResponse<String> ok =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    Http.call(
+                        "GET",
+                        "http://127.0.0.1:" + snapshotPort + "/snapshot",
+                        null,
+                        "Bearer " + controllerToken),
+                r -> r.statusCode() == 200);
+    return JsonParser.parseString(ok.body()).getAsJsonObject();
   }
 
   /** {@code inferencecache_snapshot_auth_total{result="ok"}} of the server: polls it admitted. */
