@@ -52,7 +52,7 @@ public final class FleetOptions {
   int pressureTokens = 0;
 
   double pressureBound = 0;
-  int fallbackReplicas = 0;
+  int rankedReplicas = 0;
 
   /** The load-aware policy's hintPressure; negative = {@code 1 ÷ slots}. */
   double hintPressure = -1;
@@ -102,7 +102,7 @@ public final class FleetOptions {
           case "--dynamo-temperature" -> o.dynamoTemperature = atLeast(a, Double.parseDouble(v));
           case "--pressure-tokens" -> o.pressureTokens = atLeast(a, Integer.parseInt(v), 0);
           case "--pressure-bound" -> o.pressureBound = atLeast(a, Double.parseDouble(v));
-          case "--fallback-replicas" -> o.fallbackReplicas = atLeast(a, Integer.parseInt(v), 0);
+          case "--ranked-replicas" -> o.rankedReplicas = atLeast(a, Integer.parseInt(v), 0);
           case "--hint-pressure" -> o.hintPressure = atLeast(a, Double.parseDouble(v));
           case "--out" -> o.out = v;
           case "--markdown" -> o.markdown = v;
@@ -199,7 +199,7 @@ public final class FleetOptions {
         "  --ttl-minutes 30              index entry TTL (simulated time)",
         "  --llmd-prefix-weight 2 --llmd-queue-weight 1 --llmd-kv-weight 1",
         "  --dynamo-overlap-weight 1 --dynamo-temperature 0",
-        "  --pressure-tokens N --pressure-bound P --fallback-replicas K",
+        "  --pressure-tokens N --pressure-bound P --ranked-replicas K",
         "                                the load-aware policy's fields (0 = the policy default)",
         "  --hint-pressure H             its hintPressure (default 1 / slots; 0 = off)",
         "  --out FILE.json  --markdown FILE.md  --plot FILE.png",

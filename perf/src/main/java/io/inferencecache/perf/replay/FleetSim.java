@@ -125,7 +125,7 @@ public final class FleetSim {
                 new io.inferencecache.engine.policy.LoadAwareSpec(
                     o.pressureTokens > 0 ? o.pressureTokens : null,
                     o.pressureBound > 0 ? (float) o.pressureBound : null,
-                    o.fallbackReplicas > 0 ? o.fallbackReplicas : null,
+                    o.rankedReplicas > 0 ? o.rankedReplicas : null,
                     (float) (o.hintPressure < 0 ? 1.0 / o.slots : o.hintPressure)))
             .build();
     return new PolicySnapshot(PolicySnapshot.PROPAGATION_VERSION, List.of(spec), List.of());
