@@ -2,6 +2,7 @@ package io.inferencecache.controlplane.controller;
 
 import com.google.gson.JsonObject;
 import io.inferencecache.controlplane.api.PolicyJson;
+import io.inferencecache.engine.policy.LoadAwareSpec;
 import io.inferencecache.engine.policy.PolicySnapshot;
 import io.inferencecache.engine.policy.PolicySpec;
 import io.inferencecache.engine.policy.ResolvedPolicy;
@@ -113,7 +114,38 @@ public final class PolicyBody {
               Objects.bool(strategy, "requireChain"),
               Objects.bool(strategy, "enableTenantHot")));
     }
+    final JsonObject loadAware = Objects.object(spec, "loadAwareRouting");
+    if (loadAware != null) {
+      b.loadAwareRouting(loadAware(loadAware));
+    }
     return b.build();
+  }
+
+  /**
+   * {@code spec.loadAwareRouting} (an inference-cache extension): integers as they are, the two
+   * pressures from their decimal strings; a member absent or unparseable is sent absent (the
+   * server's default).
+   */
+  static LoadAwareSpec loadAware(final JsonObject la) {
+    final Long tokens = Objects.integer(la, "pressureTokens");
+    final Long ranked = Objects.integer(la, "rankedReplicas");
+    return new LoadAwareSpec(
+        tokens == null ? null : int32(tokens),
+        decimal(Objects.string(la, "pressureBound")),
+        ranked == null ? null : int32(ranked),
+        decimal(Objects.string(la, "hintPressure")));
+  }
+
+  private static Float decimal(final String text) {
+    if (text == null || text.isEmpty() || !text.chars().allMatch(PolicyBody::numberChar)) {
+      return null;
+    }
+    try {
+      final float f = Float.parseFloat(text);
+      return Float.isFinite(f) ? f : null;
+    } catch (NumberFormatException e) {
+      return null;
+    }
   }
 
   /**

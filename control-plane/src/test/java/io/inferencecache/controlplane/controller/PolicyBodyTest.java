@@ -44,6 +44,31 @@ class PolicyBodyTest {
   }
 
   @Test
+  void loadAwareRoutingIsSentWithItsDecimalPressuresAsNumbersAndReadBackByTheServer()
+      throws Exception {
+    final String body =
+        PolicyBody.build(
+            List.of(
+                cr(
+                    "team-a",
+                    "p",
+                    "{\"loadAwareRouting\":{\"pressureTokens\":4096,\"pressureBound\":\"1\","
+                        + "\"rankedReplicas\":3,\"hintPressure\":\"0.125\"}}")),
+            List.of());
+    assertThat(body)
+        .contains(
+            "\"loadAwareRouting\":{\"pressureTokens\":4096,\"pressureBound\":1,"
+                + "\"rankedReplicas\":3,\"hintPressure\":0.125}");
+    final byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    final PolicySnapshot read = PolicyJson.decode(bytes, bytes.length);
+    assertThat(read.policies().get(0).loadAwareRouting())
+        .isEqualTo(new io.inferencecache.engine.policy.LoadAwareSpec(4096, 1f, 3, 0.125f));
+    assertThat(PolicyBody.build(List.of(cr("team-a", "p", "{}")), List.of()))
+        .as("absent: upstream-exact routing")
+        .doesNotContain("loadAwareRouting");
+  }
+
+  @Test
   void noObjectsIsAnEmptyPolicyList() {
     assertThat(PolicyBody.build(List.of(), List.of())).isEqualTo("{\"version\":7,\"policies\":[]}");
   }
