@@ -8,9 +8,9 @@ import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.support.CacheStateReports;
 import io.inferencecache.controlplane.support.Executables;
 import io.inferencecache.controlplane.support.FakeApiServer;
-import io.inferencecache.controlplane.support.Ingest;
 import io.inferencecache.controlplane.support.PrometheusProcess;
 import io.inferencecache.controlplane.support.TestServer;
 import io.inferencecache.proto.v1alpha1.CacheEvent;
@@ -234,7 +234,7 @@ class ObservabilityIT {
     }
 
     private void report(final CacheStateUpdate u) throws Exception {
-      assertThat(Ingest.report(channel, u).getAccepted()).isTrue();
+      assertThat(CacheStateReports.send(channel, 10, u).getAccepted()).isTrue();
     }
 
     private LookupRouteRequest lookup(final String tenant, final int chain, final int blocks) {

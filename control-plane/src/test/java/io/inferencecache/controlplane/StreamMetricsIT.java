@@ -10,8 +10,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.support.CacheStateReports;
 import io.inferencecache.controlplane.support.FakeApiServer;
-import io.inferencecache.controlplane.support.Ingest;
 import io.inferencecache.controlplane.support.PromText;
 import io.inferencecache.controlplane.support.TestServer;
 import io.inferencecache.proto.v1alpha1.Ack;
@@ -77,7 +77,7 @@ class StreamMetricsIT {
   }
 
   private Ack report(final CacheStateUpdate... updates) throws Exception {
-    return Ingest.report(channel, updates);
+    return CacheStateReports.send(channel, 10, updates);
   }
 
   @Test

@@ -26,7 +26,11 @@ public final class InferenceCacheCli implements Callable<Integer> {
   /** The subcommands, in help order. */
   public static final List<Class<?>> COMMANDS =
       List.of(
-          ServeCommand.class, SubscribeCommand.class, FakeEngineCommand.class, DoctorCommand.class);
+          ServeCommand.class,
+          ControllerCommand.class,
+          SubscribeCommand.class,
+          FakeEngineCommand.class,
+          DoctorCommand.class);
 
   @Spec private CommandSpec spec;
 
