@@ -29,7 +29,8 @@ public final class InferenceCacheCli implements Callable<Integer> {
           ServeCommand.class,
           ControllerCommand.class,
           SubscribeCommand.class,
-          FakeEngineCommand.class);
+          FakeEngineCommand.class,
+          DoctorCommand.class);
 
   @Spec private CommandSpec spec;
 
@@ -47,6 +48,12 @@ public final class InferenceCacheCli implements Callable<Integer> {
     }
     cli.setOut(out);
     cli.setErr(err);
+    final CommandLine.IParameterExceptionHandler usage = cli.getParameterExceptionHandler();
+    cli.setParameterExceptionHandler(
+        (e, rest) ->
+            e.getCommandLine().getCommand() instanceof OwnsUsageErrors own
+                ? own.usageError(e.getMessage(), e.getCommandLine().getErr())
+                : usage.handleParseException(e, rest));
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           if (e instanceof StartupException s) {

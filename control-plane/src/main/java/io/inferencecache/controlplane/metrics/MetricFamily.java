@@ -70,6 +70,18 @@ public enum MetricFamily {
       "inferencecache_grpc_calls_shed",
       Collector.Type.COUNTER,
       "gRPC calls shed under overload (LookupRoute answered NO_HINT, others RESOURCE_EXHAUSTED)."),
+  INGEST_UPDATES(
+      "inferencecache_ingest_updates",
+      Collector.Type.COUNTER,
+      "ReportCacheState updates ingested (entries dropped for a defect included in the update)."),
+  INGEST_ENTRIES(
+      "inferencecache_ingest_entries",
+      Collector.Type.COUNTER,
+      "ReportCacheState entries ingested."),
+  INGEST_EVENTS(
+      "inferencecache_ingest_events",
+      Collector.Type.COUNTER,
+      "PublishEvent events applied to the index."),
   INGEST_ENTRIES_DROPPED(
       "inferencecache_ingest_entries_dropped",
       Collector.Type.COUNTER,

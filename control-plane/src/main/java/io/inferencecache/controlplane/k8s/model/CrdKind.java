@@ -17,16 +17,6 @@ import io.kubernetes.client.util.generic.GenericKubernetesApi;
 public record CrdKind<O extends CustomResource<?, ?>, L extends CustomResourceList<O>>(
     Class<O> type, Class<L> listType, String kind, String plural, boolean namespaced) {
 
-  /** The six kinds, in the order of the specification. */
-  public static final java.util.List<CrdKind<?, ?>> ALL =
-      java.util.List.of(
-          CacheBackend.CRD,
-          CachePolicy.CRD,
-          CacheTenant.CRD,
-          CacheIndex.CRD,
-          PromptTemplate.CRD,
-          PDTopology.CRD);
-
   /** The CustomResourceDefinition name, {@code <plural>.inferencecache.io}. */
   public String crdName() {
     return plural + "." + CustomResource.GROUP;

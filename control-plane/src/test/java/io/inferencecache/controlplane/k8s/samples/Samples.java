@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import io.inferencecache.controlplane.k8s.model.CrdKind;
+import io.inferencecache.controlplane.k8s.model.CrdKinds;
 import io.inferencecache.controlplane.k8s.model.CustomResource;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -46,7 +47,7 @@ public final class Samples {
           if (CustomResource.API_VERSION.equals(object.get("apiVersion"))) {
             String kind = (String) object.get("kind");
             CrdKind<?, ?> crd =
-                CrdKind.ALL.stream()
+                CrdKinds.ALL.stream()
                     .filter(k -> k.kind().equals(kind))
                     .findFirst()
                     .orElseThrow(() -> new IllegalStateException(file + ": unknown kind " + kind));

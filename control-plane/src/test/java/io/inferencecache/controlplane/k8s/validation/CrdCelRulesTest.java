@@ -9,6 +9,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.inferencecache.controlplane.k8s.model.CachePolicy;
 import io.inferencecache.controlplane.k8s.model.CrdKind;
+import io.inferencecache.controlplane.k8s.model.CrdKinds;
 import io.inferencecache.controlplane.k8s.validation.CrdCelRules.Violation;
 import java.util.List;
 import java.util.Map;
@@ -79,7 +80,7 @@ class CrdCelRulesTest {
               "l1Capacity must be greater than zero"));
 
   static Stream<Arguments> shippedRules() {
-    return CrdKind.ALL.stream()
+    return CrdKinds.ALL.stream()
         .flatMap(k -> CrdCelRules.forKind(k).rules().stream().map(r -> Arguments.of(k.kind(), r)));
   }
 
