@@ -81,7 +81,7 @@ public final class ControllerRuntime implements AutoCloseable {
             new Lister<>(indices.getIndexer()),
             Kinds.CACHE_INDEX.api(client),
             new Lister<>(tenants.getIndexer()),
-            Kinds.CACHE_TENANT.api(client),
+            new StatusWriter(client),
             bridge,
             options.serverSnapshotUrl(),
             options.controllerTokenFile(),
@@ -180,14 +180,15 @@ public final class ControllerRuntime implements AutoCloseable {
   private Controller pushController(
       final Kinds kind, final SharedIndexInformer<DynamicKubernetesObject> informer) {
     final SharedInformerFactory factory = factories.get(kind.ordinal());
+    // The queue first: watch() hands the builder's current queue to the event handler at once.
     return ControllerBuilder.defaultBuilder(factory)
+        .withWorkQueue(new DefaultRateLimitingQueue<Request>(Executors.newSingleThreadExecutor()))
         .watch(
             q ->
                 ControllerBuilder.controllerWatchBuilder(DynamicKubernetesObject.class, q)
                     .withWorkQueueKeyFunc(
                         o -> new Request(o.getMetadata().getNamespace(), o.getMetadata().getName()))
                     .build())
-        .withWorkQueue(new DefaultRateLimitingQueue<Request>(Executors.newSingleThreadExecutor()))
         .withReconciler(
             new PolicyPushReconciler(kind, new Lister<>(informer.getIndexer()), push, events))
         .withName(kind.plural() + "-policy-push")
