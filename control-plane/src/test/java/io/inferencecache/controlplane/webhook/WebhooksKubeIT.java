@@ -5,9 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.support.TestServer;
 import io.inferencecache.kubelocal.KubeLocal;
 import io.inferencecache.kubelocal.KubeLocalTest;
 import io.inferencecache.kubelocal.ProcessResult;
+import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
+import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
+import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -16,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,6 +42,10 @@ import org.junit.jupiter.api.io.TempDir;
 class WebhooksKubeIT {
   private KubeLocal kube;
   private WebhookServer server;
+  private TestServer cacheServer;
+  private Path logs;
+  private String grpc;
+  private final List<Process> processes = new ArrayList<>();
   private final String run = String.format("%06x", ThreadLocalRandom.current().nextInt(0x1000000));
   private final List<String> configurations = new ArrayList<>();
 
@@ -42,6 +53,9 @@ class WebhooksKubeIT {
   void start(final KubeLocal kube, @TempDir final Path dir) throws Exception {
     this.kube = kube;
     kube.applyCrdsFor120(crds());
+    logs = dir;
+    cacheServer = TestServer.start(ServeOverrides.NONE.insecure(), null);
+    grpc = "127.0.0.1:" + cacheServer.grpcPort();
     final WebhookCerts ca = new WebhookCerts();
     ca.writeServing(dir.resolve("certs"), "127.0.0.1");
     server =
@@ -49,7 +63,7 @@ class WebhooksKubeIT {
                 "127.0.0.1:0",
                 dir.resolve("certs"),
                 Webhooks.handlers(
-                    kube.adminClient(), new SubscriberSidecar("inference-cache:0.1.0", "srv:9090")))
+                    kube.adminClient(), new SubscriberSidecar("inference-cache:0.1.0", grpc)))
             .start();
     final String bundle =
         Base64.getEncoder().encodeToString(ca.caPem().getBytes(StandardCharsets.US_ASCII));
@@ -74,8 +88,14 @@ class WebhooksKubeIT {
     for (final String c : configurations) {
       kube.kubectl("delete", c, "--ignore-not-found");
     }
+    for (final Process p : processes) {
+      p.destroyForcibly();
+    }
     if (server != null) {
       server.close();
+    }
+    if (cacheServer != null) {
+      cacheServer.close();
     }
   }
 
@@ -370,7 +390,7 @@ class WebhooksKubeIT {
     assertThat(args)
         .containsExactly(
             "--engine-endpoint=tcp://127.0.0.1:5557",
-            "--server=srv:9090",
+            "--server=" + grpc,
             "--replica-id=$(POD_NAME)",
             "--tenant-id=$(POD_NAMESPACE)",
             "--model-id=llama",
@@ -427,6 +447,98 @@ class WebhooksKubeIT {
     final ProcessResult pod =
         apply(ns, pod("engine", "{inferencecache.io/cache-domain: d1}", "{}"));
     assertThat(pod.exitCode()).as(pod.stderr()).isZero();
+  }
+
+  @Test
+  void theInjectedSubscribeCommandLineFeedsTheServerUntilItAnswersPrefixMatch() throws Exception {
+    final String ns = namespace("up");
+    assertThat(apply(ns, backend("engines", "e2e")).exitCode()).isZero();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              kube.kubectl(
+                  "delete", "pod", "-n", ns, "vllm-0", "--ignore-not-found", "--wait=true");
+              assertThat(
+                      apply(ns, pod("vllm-0", "{inferencecache.io/cache-domain: e2e}", "{}"))
+                          .exitCode())
+                  .isZero();
+              assertThat(names(get(ns, "pod/vllm-0"))).contains("kvevent-subscriber");
+            });
+    final JsonNode sidecar = get(ns, "pod/vllm-0").path("spec").path("containers").get(1);
+    final String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    final String jar = System.getProperty("inferencecache.jar");
+    final int enginePort;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      enginePort = s.getLocalPort();
+    }
+    final List<String> command = new ArrayList<>();
+    // the pod's command and args as Kubernetes runs them: $(VAR) from the container's env (the
+    // fieldRefs name and namespace); the jar path and JVM of this machine; the engine's KV-event
+    // port
+    // is the pod's own loopback 5557, here a free port of the shared test machine
+    sidecar.path("command").forEach(c -> command.add(c.asText()));
+    sidecar.path("args").forEach(c -> command.add(c.asText()));
+    command.replaceAll(
+        c ->
+            c.equals("java")
+                ? javaBin
+                : c.equals("/app/inference-cache.jar")
+                    ? jar
+                    : c.replace("$(POD_NAME)", "vllm-0")
+                        .replace("$(POD_NAMESPACE)", ns)
+                        .replace("tcp://127.0.0.1:5557", "tcp://127.0.0.1:" + enginePort));
+    assertThat(command)
+        .contains("subscribe", "--server=" + grpc, "--replica-id=vllm-0", "--tenant-id=" + ns);
+    processes.add(
+        new ProcessBuilder(
+                javaBin,
+                "-jar",
+                jar,
+                "fake-engine",
+                "--endpoint=tcp://127.0.0.1:" + enginePort,
+                "--block-size=16",
+                "--num-blocks=4",
+                "--events=1",
+                "--interval-ms=300")
+            .redirectErrorStream(true)
+            .redirectOutput(
+                Path.of(
+                        System.getProperty("java.io.tmpdir"),
+                        "webhooks-fake-engine-" + run + ".log")
+                    .toFile())
+            .start());
+    processes.add(
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(logs.resolve("subscribe.log").toFile())
+            .start());
+    final io.grpc.ManagedChannel channel =
+        io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", cacheServer.grpcPort())
+            .usePlaintext()
+            .build();
+    try {
+      final var stub = InferenceCacheGrpc.newBlockingStub(channel);
+      final LookupRouteRequest.Builder q =
+          LookupRouteRequest.newBuilder().setModelId("llama").setTenantId(ns).setHashScheme("vllm");
+      for (int t = 0; t < 64; t++) {
+        q.addTokenIds(t);
+      }
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(500))
+          .ignoreExceptionsInstanceOf(io.grpc.StatusRuntimeException.class)
+          .untilAsserted(
+              () -> {
+                final LookupRouteResponse r =
+                    stub.withDeadlineAfter(10, TimeUnit.SECONDS).lookupRoute(q.build());
+                assertThat(r.getReasonCode()).isEqualTo("PREFIX_MATCH");
+                assertThat(r.getReplicaScores(0).getReplicaId()).isEqualTo("vllm-0");
+              });
+    } finally {
+      channel.shutdownNow();
+    }
   }
 
   private static List<String> names(final JsonNode pod) {
