@@ -84,7 +84,7 @@ public final class CacheIndexPoller {
     try {
       snapshot = ServerSnapshot.decode(bridge.getSnapshot(snapshotUrl, tokenFile));
     } catch (IOException e) {
-      LOG.warn("snapshot from {} not read (status kept): {}", snapshotUrl, e.getMessage());
+      LOG.warn("snapshot from {} not read (status kept): {}", snapshotUrl, e.toString());
       return;
     }
     final CacheIndexStatus wanted =
