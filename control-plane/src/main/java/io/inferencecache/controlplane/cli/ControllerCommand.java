@@ -9,6 +9,8 @@ import io.inferencecache.controlplane.controller.ControllerOptions;
 import io.inferencecache.controlplane.controller.ControllerRuntime;
 import io.inferencecache.controlplane.core.LogConfigurer;
 import io.inferencecache.controlplane.core.StartupException;
+import io.inferencecache.controlplane.webhook.WebhookServer;
+import io.inferencecache.controlplane.webhook.Webhooks;
 import io.inferencecache.subscriber.config.GoDuration;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
@@ -123,17 +125,31 @@ public final class ControllerCommand implements Callable<Integer> {
       paramLabel = "IMAGE",
       description =
           "Image of the kvevent-subscriber sidecar the pod webhook attaches; empty = none (default"
-              + " empty; read by the pod webhook, not in this release).")
+              + " empty).")
   String kveventSubscriberImage = "";
 
   @Option(
       names = "--policy-server-grpc-address",
       paramLabel = "HOST:PORT",
-      description =
-          "gRPC address the sidecar dials (default ${DEFAULT-VALUE}; read by the pod webhook, not"
-              + " in this release).")
+      description = "gRPC address the sidecar dials (default ${DEFAULT-VALUE}).")
   String policyServerGrpcAddress =
       "inference-cache-server.inference-cache-system.svc.cluster.local:9090";
+
+  @Option(
+      names = "--webhook-bind-address",
+      paramLabel = "ADDR",
+      description =
+          "HTTPS listen address of the admission webhooks; 0 disables them (default"
+              + " ${DEFAULT-VALUE}).")
+  String webhookBindAddress = ":9443";
+
+  @Option(
+      names = "--webhook-cert-dir",
+      paramLabel = "DIR",
+      description =
+          "Directory of the webhook serving certificate, tls.crt and tls.key (PEM),"
+              + " reloaded when tls.crt changes (default ${DEFAULT-VALUE}).")
+  Path webhookCertDir = Path.of(Webhooks.CERT_DIR_DEFAULT);
 
   @Option(
       names = "--kubeconfig",
@@ -227,6 +243,19 @@ public final class ControllerCommand implements Callable<Integer> {
     } catch (IOException e) {
       throw new StartupException(StartupException.FAILURE, "controller: " + e.getMessage(), e);
     }
+    final WebhookServer webhooks;
+    try {
+      webhooks =
+          Webhooks.start(
+              webhookBindAddress,
+              webhookCertDir,
+              client,
+              kveventSubscriberImage,
+              policyServerGrpcAddress);
+    } catch (IOException e) {
+      listeners.close();
+      throw new StartupException(StartupException.FAILURE, "controller: " + e.getMessage(), e);
+    }
     final ControllerRuntime runtime =
         new ControllerRuntime(
             options, client, watchClient, identity(), new ControllerMetrics(registry));
@@ -235,6 +264,9 @@ public final class ControllerCommand implements Callable<Integer> {
     try {
       return runtime.run();
     } finally {
+      if (webhooks != null) {
+        webhooks.close();
+      }
       listeners.close();
     }
   }

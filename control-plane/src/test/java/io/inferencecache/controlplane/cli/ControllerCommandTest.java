@@ -82,6 +82,26 @@ class ControllerCommandTest {
   }
 
   @Test
+  void aMissingWebhookCertificateExitsOneNamingTheFlag() throws Exception {
+    final Path kubeconfig = dir.resolve("kubeconfig");
+    Files.writeString(
+        kubeconfig,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n"
+            + "contexts:\n- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\n"
+            + "users:\n- name: u\n  user:\n    token: t\n");
+    assertThat(
+            run(
+                "controller",
+                "--kubeconfig=" + kubeconfig,
+                "--health-probe-bind-address=127.0.0.1:0",
+                "--metrics-bind-address=0",
+                "--webhook-bind-address=127.0.0.1:0",
+                "--webhook-cert-dir=" + dir.resolve("no-certs")))
+        .isEqualTo(1);
+    assertThat(err.toString()).startsWith("controller: --webhook-cert-dir").contains("tls.crt");
+  }
+
+  @Test
   void badDurationsAndUrlsAreRefused() {
     assertThat(run("controller", "--cachepolicy-push-interval=soon")).isEqualTo(2);
     assertThat(err.toString()).contains("--cachepolicy-push-interval");

@@ -75,6 +75,7 @@ class ControllerLeaderElectionIT {
                 "--leader-election-namespace=" + ns,
                 "--health-probe-bind-address=127.0.0.1:0",
                 "--metrics-bind-address=127.0.0.1:" + metricsPort,
+                "--webhook-bind-address=0",
                 "--server-policy-url=" + base + "/policy",
                 "--server-snapshot-url=" + base + "/snapshot",
                 "--policy-token-file=" + token,

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import io.inferencecache.controlplane.k8s.model.CrdKind;
-import io.inferencecache.controlplane.k8s.model.CrdKinds;
 import io.inferencecache.controlplane.k8s.model.CustomResource;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -47,7 +46,7 @@ public final class Samples {
           if (CustomResource.API_VERSION.equals(object.get("apiVersion"))) {
             String kind = (String) object.get("kind");
             CrdKind<?, ?> crd =
-                CrdKinds.ALL.stream()
+                CrdKind.all().stream()
                     .filter(k -> k.kind().equals(kind))
                     .findFirst()
                     .orElseThrow(() -> new IllegalStateException(file + ": unknown kind " + kind));

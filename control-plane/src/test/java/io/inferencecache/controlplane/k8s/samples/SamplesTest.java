@@ -8,7 +8,6 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import io.inferencecache.controlplane.k8s.model.CrdKind;
-import io.inferencecache.controlplane.k8s.model.CrdKinds;
 import io.inferencecache.controlplane.k8s.validation.CrdCelRules;
 import io.kubernetes.client.openapi.JSON;
 import java.util.Set;
@@ -21,7 +20,7 @@ class SamplesTest {
     Set<String> kinds =
         Samples.documents().stream().map(d -> d.kind().kind()).collect(Collectors.toSet());
     assertThat(kinds)
-        .containsExactlyInAnyOrderElementsOf(CrdKinds.ALL.stream().map(CrdKind::kind).toList());
+        .containsExactlyInAnyOrderElementsOf(CrdKind.all().stream().map(CrdKind::kind).toList());
     assertThat(Samples.files()).hasSize(10);
   }
 

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.inferencecache.controlplane.k8s.model.CachePolicy;
 import io.inferencecache.controlplane.k8s.model.CrdKind;
-import io.inferencecache.controlplane.k8s.model.CrdKinds;
 import io.inferencecache.controlplane.k8s.validation.CrdCelRules.Violation;
 import java.util.List;
 import java.util.Map;
@@ -58,14 +57,6 @@ class CrdCelRulesTest {
               List.of("spec: {strategy: {enableChainMatching: false, requireChain: true}}"),
               "strategy.requireChain requires strategy.enableChainMatching"),
           new Case(
-              CachePolicy.CRD,
-              "spec.loadAwareRouting",
-              "spec: {loadAwareRouting: {pressureBound: '1.5'}}",
-              List.of(
-                  "spec: {loadAwareRouting: {pressureBound: '0'}}",
-                  "spec: {loadAwareRouting: {pressureBound: '0.000'}}"),
-              "loadAwareRouting.pressureBound must be greater than zero"),
-          new Case(
               CacheBackend.CRD,
               "spec.lmCache.podLocal.server.l1Capacity",
               POD_LOCAL.formatted("8Gi"),
@@ -80,7 +71,7 @@ class CrdCelRulesTest {
               "l1Capacity must be greater than zero"));
 
   static Stream<Arguments> shippedRules() {
-    return CrdKinds.ALL.stream()
+    return CrdKind.all().stream()
         .flatMap(k -> CrdCelRules.forKind(k).rules().stream().map(r -> Arguments.of(k.kind(), r)));
   }
 
