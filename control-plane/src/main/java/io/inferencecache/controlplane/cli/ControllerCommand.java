@@ -92,8 +92,8 @@ public final class ControllerCommand implements Callable<Integer> {
       names = "--server-probe-url",
       paramLabel = "URL",
       description =
-          "POST target of the CacheBackend functional probe; empty disables it (default"
-              + " ${DEFAULT-VALUE}; read by the CacheBackend reconciler, not in this release).")
+          "POST target of the Managed CacheBackend functional probe (controller token); empty"
+              + " disables the probe gate (default ${DEFAULT-VALUE}).")
   String serverProbeUrl = "http://inference-cache-server:8081/probe";
 
   @Option(
@@ -217,7 +217,8 @@ public final class ControllerCommand implements Callable<Integer> {
       throw new StartupException(StartupException.FAILURE, "controller: " + e.getMessage(), e);
     }
     final ControllerRuntime runtime =
-        new ControllerRuntime(options, client, watchClient, identity());
+        new ControllerRuntime(options, client, watchClient, identity(), serverProbeUrl);
+    runtime.backends().registerMetrics(listeners.prometheus());
     final Thread hook = new Thread(runtime::close, "controller-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {

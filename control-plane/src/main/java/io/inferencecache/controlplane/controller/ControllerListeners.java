@@ -49,6 +49,11 @@ public final class ControllerListeners implements AutoCloseable {
     }
   }
 
+  /** The registry behind {@code /metrics} (for collectors that carry labels). */
+  public CollectorRegistry prometheus() {
+    return prometheus;
+  }
+
   /** The bound port of listener {@code i} (0 health, 1 metrics). */
   public int port(final int i) {
     return servers.get(i).getAddress().getPort();

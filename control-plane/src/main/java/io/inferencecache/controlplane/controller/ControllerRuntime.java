@@ -1,6 +1,7 @@
 package io.inferencecache.controlplane.controller;
 
 import com.google.gson.JsonObject;
+import io.inferencecache.controlplane.controller.backend.BackendControllers;
 import io.kubernetes.client.extended.controller.Controller;
 import io.kubernetes.client.extended.controller.builder.ControllerBuilder;
 import io.kubernetes.client.extended.controller.reconciler.Request;
@@ -50,6 +51,7 @@ public final class ControllerRuntime implements AutoCloseable {
   private final PolicyPush push;
   private final CacheIndexPoller poller;
   private final EventRecorder events;
+  private final BackendControllers backends;
   private volatile LeaderElector elector;
 
   /**
@@ -61,6 +63,18 @@ public final class ControllerRuntime implements AutoCloseable {
       final ApiClient client,
       final ApiClient watchClient,
       final String identity) {
+    this(options, client, watchClient, identity, "");
+  }
+
+  /**
+   * @param probeUrl {@code /probe} of the server for the CacheBackend probe gate; empty disables it
+   */
+  public ControllerRuntime(
+      final ControllerOptions options,
+      final ApiClient client,
+      final ApiClient watchClient,
+      final String identity,
+      final String probeUrl) {
     this.options = options;
     this.client = client;
     this.identity = identity;
@@ -88,6 +102,15 @@ public final class ControllerRuntime implements AutoCloseable {
             leading::get,
             Clock.systemUTC());
     this.events = new EventRecorder(client, identity);
+    this.backends =
+        new BackendControllers(
+            client, watchClient, probeUrl, options.controllerTokenFile(), events, leading::get);
+    poller.onSnapshot(backends.participation());
+  }
+
+  /** The CacheBackend reconcilers (metrics, tests). */
+  public BackendControllers backends() {
+    return backends;
   }
 
   private SharedIndexInformer<DynamicKubernetesObject> informer(
@@ -114,6 +137,7 @@ public final class ControllerRuntime implements AutoCloseable {
     for (final SharedInformerFactory f : factories) {
       f.startAllRegisteredInformers();
     }
+    backends.startInformers();
     if (!options.leaderElect()) {
       startLeading();
       closed.await();
@@ -149,6 +173,7 @@ public final class ControllerRuntime implements AutoCloseable {
       final Thread t = Daemons.thread(c, "controller-" + controllers.indexOf(c));
       t.start();
     }
+    backends.startLeading();
     ticks.scheduleWithFixedDelay(
         push::tick, 0, positive(options.cachePolicyPushInterval()), TimeUnit.MILLISECONDS);
     ticks.scheduleWithFixedDelay(
@@ -175,6 +200,7 @@ public final class ControllerRuntime implements AutoCloseable {
       c.shutdown();
     }
     controllers.clear();
+    backends.stopLeading();
   }
 
   private Controller pushController(
@@ -211,5 +237,6 @@ public final class ControllerRuntime implements AutoCloseable {
     for (final SharedInformerFactory f : factories) {
       f.stopAllRegisteredInformers();
     }
+    backends.close();
   }
 }

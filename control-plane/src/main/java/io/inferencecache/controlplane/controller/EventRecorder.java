@@ -35,6 +35,26 @@ public final class EventRecorder {
 
   /** A Warning event {@code reason} about {@code regarding} with {@code note}. */
   public void warning(final V1ObjectReference regarding, final String reason, final String note) {
+    record(CONTROLLER, WARNING, regarding, null, reason, note);
+  }
+
+  /** {@code type} of a routine event. */
+  public static final String NORMAL = "Normal";
+
+  /** {@code type} of an event an operator should act on. */
+  public static final String WARNING = "Warning";
+
+  /**
+   * An event {@code reason} (also its action) of {@code type} about {@code regarding}, optionally
+   * {@code related} to a second object, reported by {@code controller}.
+   */
+  public void record(
+      final String controller,
+      final String type,
+      final V1ObjectReference regarding,
+      final V1ObjectReference related,
+      final String reason,
+      final String note) {
     final OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
     final EventsV1Event event =
         new EventsV1Event()
@@ -46,12 +66,13 @@ public final class EventRecorder {
                             + "."
                             + Long.toHexString(System.nanoTime()).toLowerCase(Locale.ROOT)))
             .eventTime(now)
-            .type("Warning")
+            .type(type)
             .reason(reason)
             .action(reason)
             .note(note.length() > NOTE_MAX ? note.substring(0, NOTE_MAX) : note)
             .regarding(regarding)
-            .reportingController(CONTROLLER)
+            .related(related)
+            .reportingController(controller)
             .reportingInstance(instance);
     try {
       events.createNamespacedEvent(regarding.getNamespace(), event).execute();
