@@ -29,6 +29,8 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The CacheBackend side of the controller: informers for CacheBackends, Deployments, Services and
@@ -37,8 +39,13 @@ import java.util.function.Consumer;
  * projection is handed to the poller as a {@link Consumer}.
  */
 public final class BackendControllers {
+  private static final Logger LOG = LoggerFactory.getLogger(BackendControllers.class);
+
   /** Minimum gap between two functional probes of one backend. */
   public static final Duration PROBE_INTERVAL = Duration.ofSeconds(30);
+
+  /** How long the reconcilers wait for the first list of every cache. */
+  static final Duration SYNC_WAIT = Duration.ofMinutes(2);
 
   private final SharedInformerFactory factory;
   private final SharedIndexInformer<CacheBackend> backends;
@@ -133,10 +140,31 @@ public final class BackendControllers {
 
   /** Builds and starts the two reconcilers on daemon threads. */
   public synchronized void startLeading() {
+    final long deadline = System.nanoTime() + SYNC_WAIT.toNanos();
+    while (!synced() && System.nanoTime() < deadline) {
+      java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+    }
+    LOG.info(
+        "cachebackend reconcilers starting (caches synced: backends={} pods={} deployments={}"
+            + " services={})",
+        backends.hasSynced(),
+        pods.hasSynced(),
+        deployments.hasSynced(),
+        services.hasSynced());
     running.add(backendController());
     running.add(podEventsController());
     for (final Controller c : running) {
-      final Thread t = new Thread(c, "controller-backend-" + running.indexOf(c));
+      final Thread t =
+          new Thread(
+              () -> {
+                try {
+                  c.run();
+                } catch (RuntimeException | Error e) {
+                  LOG.error("cachebackend reconciler stopped", e);
+                  throw e;
+                }
+              },
+              "controller-backend-" + running.indexOf(c));
       t.setDaemon(true);
       t.start();
     }
@@ -189,7 +217,9 @@ public final class BackendControllers {
   private Controller backendController() {
     final CacheBackendReconciler reconciler =
         new CacheBackendReconciler(client, probe, events, leader, Clock.systemUTC());
+    // The queue first: watch() binds each handler to the builder's queue of that moment.
     return ControllerBuilder.defaultBuilder(factory)
+        .withWorkQueue(new DefaultRateLimitingQueue<Request>(Executors.newSingleThreadExecutor()))
         .watch(
             q ->
                 ControllerBuilder.controllerWatchBuilder(CacheBackend.class, q)
@@ -220,18 +250,20 @@ public final class BackendControllers {
                     .withOnDeleteFilter((o, unknown) -> podRequest(o) != null)
                     .withWorkQueueKeyFunc(this::podRequest)
                     .build())
-        .withWorkQueue(new DefaultRateLimitingQueue<Request>(Executors.newSingleThreadExecutor()))
         .withReconciler(reconciler)
         .withName("cachebackend-controller")
         .withWorkerCount(1)
         .withReadyFunc(this::synced)
+        .withReadyTimeout(SYNC_WAIT)
         .build();
   }
 
   private Controller podEventsController() {
     final EnginePodEventsReconciler reconciler =
         new EnginePodEventsReconciler(new Lister<>(pods.getIndexer()), client, events, leader);
+    // The queue first: watch() binds each handler to the builder's queue of that moment.
     return ControllerBuilder.defaultBuilder(factory)
+        .withWorkQueue(new DefaultRateLimitingQueue<Request>(Executors.newSingleThreadExecutor()))
         .watch(
             q ->
                 ControllerBuilder.controllerWatchBuilder(V1Pod.class, q)
@@ -241,11 +273,11 @@ public final class BackendControllers {
                     .withWorkQueueKeyFunc(
                         o -> new Request(o.getMetadata().getNamespace(), o.getMetadata().getName()))
                     .build())
-        .withWorkQueue(new DefaultRateLimitingQueue<Request>(Executors.newSingleThreadExecutor()))
         .withReconciler(reconciler)
         .withName("engine-pod-events")
         .withWorkerCount(1)
         .withReadyFunc(pods::hasSynced)
+        .withReadyTimeout(SYNC_WAIT)
         .build();
   }
 }

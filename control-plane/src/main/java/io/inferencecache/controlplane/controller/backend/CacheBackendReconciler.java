@@ -73,6 +73,15 @@ public final class CacheBackendReconciler implements Reconciler {
 
   @Override
   public Result reconcile(final Request request) {
+    try {
+      return reconcileOnce(request);
+    } catch (RuntimeException e) {
+      LOG.error("cachebackend {} reconcile failed", request, e);
+      return new Result(true);
+    }
+  }
+
+  private Result reconcileOnce(final Request request) {
     if (!leader.getAsBoolean()) {
       return new Result(false);
     }
@@ -87,6 +96,7 @@ public final class CacheBackendReconciler implements Reconciler {
       return new Result(true);
     }
     final CacheBackend cr = got.getObject();
+    LOG.debug("reconciling cachebackend {} (generation {})", request, Backends.generation(cr));
     final OffsetDateTime now =
         OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS);
     final CacheBackend.Status old =
@@ -103,6 +113,7 @@ public final class CacheBackendReconciler implements Reconciler {
     }
     out.requeue(matched.refresh(cr, st));
     st.failOpen = Backends.failOpen(cr);
+    Conditions.keepTransitionTimes(old.conditions, st.conditions);
     if (!JSON.serialize(old).equals(JSON.serialize(st))) {
       cr.setStatus(st);
       try {

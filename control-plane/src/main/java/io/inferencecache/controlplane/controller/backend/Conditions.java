@@ -68,6 +68,22 @@ final class Conditions {
     return out;
   }
 
+  /**
+   * Gives every condition of {@code now} whose status equals its counterpart in {@code old} that
+   * counterpart's {@code lastTransitionTime} (a verdict rebuilt within one reconcile did not move).
+   */
+  static void keepTransitionTimes(final List<V1Condition> old, final List<V1Condition> now) {
+    if (now == null) {
+      return;
+    }
+    for (final V1Condition c : now) {
+      final V1Condition o = get(old, c.getType());
+      if (o != null && o.getStatus().equals(c.getStatus())) {
+        c.setLastTransitionTime(o.getLastTransitionTime());
+      }
+    }
+  }
+
   static void remove(final List<V1Condition> list, final String... types) {
     if (list == null) {
       return;

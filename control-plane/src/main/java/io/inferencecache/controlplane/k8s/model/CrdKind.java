@@ -17,15 +17,25 @@ import io.kubernetes.client.util.generic.GenericKubernetesApi;
 public record CrdKind<O extends CustomResource<?, ?>, L extends CustomResourceList<O>>(
     Class<O> type, Class<L> listType, String kind, String plural, boolean namespaced) {
 
-  /** The six kinds, in the order of the specification. */
-  public static final java.util.List<CrdKind<?, ?>> ALL =
-      java.util.List.of(
-          CacheBackend.CRD,
-          CachePolicy.CRD,
-          CacheTenant.CRD,
-          CacheIndex.CRD,
-          PromptTemplate.CRD,
-          PDTopology.CRD);
+  /**
+   * The six kinds, in the order of the specification. (A method over a holder class: a constant
+   * here would be built while a kind's own {@code CRD} constant is still null when that kind's
+   * class is initialised first.)
+   */
+  public static java.util.List<CrdKind<?, ?>> all() {
+    return All.KINDS;
+  }
+
+  private static final class All {
+    static final java.util.List<CrdKind<?, ?>> KINDS =
+        java.util.List.of(
+            CacheBackend.CRD,
+            CachePolicy.CRD,
+            CacheTenant.CRD,
+            CacheIndex.CRD,
+            PromptTemplate.CRD,
+            PDTopology.CRD);
+  }
 
   /** The CustomResourceDefinition name, {@code <plural>.inferencecache.io}. */
   public String crdName() {

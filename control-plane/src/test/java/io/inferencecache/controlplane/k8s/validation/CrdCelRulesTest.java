@@ -71,7 +71,7 @@ class CrdCelRulesTest {
               "l1Capacity must be greater than zero"));
 
   static Stream<Arguments> shippedRules() {
-    return CrdKind.ALL.stream()
+    return CrdKind.all().stream()
         .flatMap(k -> CrdCelRules.forKind(k).rules().stream().map(r -> Arguments.of(k.kind(), r)));
   }
 
