@@ -171,6 +171,7 @@ class CacheBackendLeadershipIT {
                     new V1LeaseSpec()
                         .holderIdentity("someone-else")
                         .leaseDurationSeconds(10)
+                        .leaseTransitions(0)
                         .acquireTime(now)
                         .renewTime(now)))
         .execute();
