@@ -4,6 +4,7 @@ import com.codahale.metrics.MetricRegistry;
 import io.dropwizard.logging.common.DefaultLoggingFactory;
 import io.inferencecache.controlplane.config.LogSettings;
 import io.inferencecache.controlplane.controller.ControllerListeners;
+import io.inferencecache.controlplane.controller.ControllerMetrics;
 import io.inferencecache.controlplane.controller.ControllerOptions;
 import io.inferencecache.controlplane.controller.ControllerRuntime;
 import io.inferencecache.controlplane.core.LogConfigurer;
@@ -22,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import javax.net.ssl.SSLContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -50,8 +52,16 @@ public final class ControllerCommand implements Callable<Integer> {
       arity = "0..1",
       fallbackValue = "true",
       paramLabel = "BOOL",
-      description = "Serve metrics over HTTPS (default false; not supported: true fails start-up).")
+      description = "Serve metrics over HTTPS with the pair in --metrics-cert-dir (default false).")
   boolean metricsSecure;
+
+  @Option(
+      names = "--metrics-cert-dir",
+      paramLabel = "DIR",
+      description =
+          "tls.crt (PEM chain) and tls.key (PEM PKCS#8) of the HTTPS metrics listener; required"
+              + " with --metrics-secure.")
+  Path metricsCertDir;
 
   @Option(
       names = "--enable-http2",
@@ -194,10 +204,11 @@ public final class ControllerCommand implements Callable<Integer> {
     final ControllerOptions options = options();
     final MetricRegistry registry = new MetricRegistry();
     configureLogging(registry);
-    if (metricsSecure) {
-      throw new StartupException(
-          StartupException.FAILURE,
-          "controller: --metrics-secure=true is not supported (serve metrics behind a TLS proxy)");
+    final SSLContext metricsTls;
+    try {
+      metricsTls = metricsSecure ? ControllerListeners.tls(requiredCertDir()) : null;
+    } catch (IOException e) {
+      throw new StartupException(StartupException.FAILURE, "controller: " + e.getMessage(), e);
     }
     final ApiClient client;
     final ApiClient watchClient;
@@ -212,13 +223,18 @@ public final class ControllerCommand implements Callable<Integer> {
     try {
       listeners =
           new ControllerListeners(
-              options.healthProbeBindAddress(), options.metricsBindAddress(), registry);
+              options.healthProbeBindAddress(), options.metricsBindAddress(), registry, metricsTls);
     } catch (IOException e) {
       throw new StartupException(StartupException.FAILURE, "controller: " + e.getMessage(), e);
     }
     final ControllerRuntime runtime =
-        new ControllerRuntime(options, client, watchClient, identity(), serverProbeUrl);
-    runtime.backends().registerMetrics(listeners.prometheus());
+        new ControllerRuntime(
+            options,
+            client,
+            watchClient,
+            identity(),
+            new ControllerMetrics(registry),
+            serverProbeUrl);
     final Thread hook = new Thread(runtime::close, "controller-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
@@ -226,6 +242,16 @@ public final class ControllerCommand implements Callable<Integer> {
     } finally {
       listeners.close();
     }
+  }
+
+  private Path requiredCertDir() {
+    if (metricsCertDir == null) {
+      throw new StartupException(
+          StartupException.FAILURE,
+          "controller: --metrics-secure needs --metrics-cert-dir (a directory with tls.crt and"
+              + " tls.key)");
+    }
+    return metricsCertDir;
   }
 
   ControllerOptions options() {

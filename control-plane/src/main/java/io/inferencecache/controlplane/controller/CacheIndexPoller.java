@@ -2,6 +2,7 @@ package io.inferencecache.controlplane.controller;
 
 import com.google.gson.JsonObject;
 import io.kubernetes.client.informer.cache.Lister;
+import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.util.generic.KubernetesApiResponse;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
@@ -30,7 +31,7 @@ public final class CacheIndexPoller {
   private final Lister<DynamicKubernetesObject> indices;
   private final DynamicKubernetesApi indexApi;
   private final Lister<DynamicKubernetesObject> tenants;
-  private final DynamicKubernetesApi tenantApi;
+  private final StatusWriter status;
   private final ServerBridge bridge;
   private final String snapshotUrl;
   private final Path tokenFile;
@@ -42,7 +43,7 @@ public final class CacheIndexPoller {
       final Lister<DynamicKubernetesObject> indices,
       final DynamicKubernetesApi indexApi,
       final Lister<DynamicKubernetesObject> tenants,
-      final DynamicKubernetesApi tenantApi,
+      final StatusWriter status,
       final ServerBridge bridge,
       final String snapshotUrl,
       final Path tokenFile,
@@ -51,7 +52,7 @@ public final class CacheIndexPoller {
     this.indices = indices;
     this.indexApi = indexApi;
     this.tenants = tenants;
-    this.tenantApi = tenantApi;
+    this.status = status;
     this.bridge = bridge;
     this.snapshotUrl = snapshotUrl;
     this.tokenFile = tokenFile;
@@ -93,7 +94,7 @@ public final class CacheIndexPoller {
     try {
       snapshot = ServerSnapshot.decode(bridge.getSnapshot(snapshotUrl, tokenFile));
     } catch (IOException e) {
-      LOG.warn("snapshot from {} not read (status kept): {}", snapshotUrl, e.getMessage());
+      LOG.warn("snapshot from {} not read (status kept): {}", snapshotUrl, e.toString());
       return;
     }
     try {
@@ -106,14 +107,18 @@ public final class CacheIndexPoller {
     final CacheIndexStatus stored =
         CacheIndexStatus.fromJson(Objects.object(index.getRaw(), "status"));
     if (!wanted.sameIgnoringTimes(stored)) {
-      final KubernetesApiResponse<DynamicKubernetesObject> r =
-          writeStatus(indexApi, index, wanted.toJson());
-      if (!r.isSuccess()) {
+      try {
+        status.replaceClusterStatus(Kinds.CACHE_INDEX, index.getRaw(), wanted.toJson());
+      } catch (ApiException e) {
+        if (e.getCode() == 409) {
+          LOG.info(
+              "cacheindex {} changed meanwhile; the next tick rewrites it", CacheIndexStatus.NAME);
+          return;
+        }
         LOG.warn(
-            "cacheindex {} status not written: {} {}",
+            "cacheindex {} status not written (tenants not projected this tick): {}",
             CacheIndexStatus.NAME,
-            r.getHttpStatusCode(),
-            message(r));
+            StatusWriter.message(e));
         return;
       }
     }
@@ -133,14 +138,17 @@ public final class CacheIndexPoller {
       if (want == null || want.sameIgnoringTimes(stored)) {
         continue;
       }
-      final KubernetesApiResponse<DynamicKubernetesObject> r =
-          writeStatus(tenantApi, cr, want.toJson());
-      if (!r.isSuccess()) {
+      try {
+        status.mergeStatus(
+            Kinds.CACHE_TENANT,
+            Objects.namespace(cr.getRaw()),
+            Objects.name(cr.getRaw()),
+            want.toJson());
+      } catch (ApiException e) {
         LOG.warn(
-            "cachetenant {} status not written: {} {}",
+            "cachetenant {} status not written: {}",
             TenantStatus.key(cr.getRaw()),
-            r.getHttpStatusCode(),
-            message(r));
+            StatusWriter.message(e));
       }
     }
   }
@@ -169,15 +177,6 @@ public final class CacheIndexPoller {
         r.getHttpStatusCode(),
         message(r));
     return null;
-  }
-
-  private static KubernetesApiResponse<DynamicKubernetesObject> writeStatus(
-      final DynamicKubernetesApi api,
-      final DynamicKubernetesObject current,
-      final JsonObject status) {
-    final DynamicKubernetesObject copy = new DynamicKubernetesObject(current.getRaw().deepCopy());
-    copy.getRaw().add("status", status);
-    return api.updateStatus(copy, o -> o.getRaw().get("status"));
   }
 
   private static String message(final KubernetesApiResponse<?> r) {

@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.controller;
 
+import com.codahale.metrics.MetricRegistry;
 import com.google.gson.JsonObject;
 import io.inferencecache.controlplane.controller.backend.BackendControllers;
 import io.kubernetes.client.extended.controller.Controller;
@@ -8,7 +9,6 @@ import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
 import io.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
-import io.kubernetes.client.extended.workqueue.DefaultRateLimitingQueue;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.informer.cache.Lister;
@@ -17,7 +17,9 @@ import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -52,21 +54,33 @@ public final class ControllerRuntime implements AutoCloseable {
   private final CacheIndexPoller poller;
   private final EventRecorder events;
   private final BackendControllers backends;
+  private final ControllerMetrics metrics;
+  private final Map<Kinds, ControllerMetrics.Reconciles> reconciles = new EnumMap<>(Kinds.class);
   private volatile LeaderElector elector;
 
-  /**
-   * @param client for requests (bounded read timeout)
-   * @param watchClient for informer list+watch (no read timeout)
-   */
+  /** A runtime with metrics in a registry of its own (nothing serves them). */
   public ControllerRuntime(
       final ControllerOptions options,
       final ApiClient client,
       final ApiClient watchClient,
       final String identity) {
-    this(options, client, watchClient, identity, "");
+    this(options, client, watchClient, identity, new ControllerMetrics(new MetricRegistry()), "");
+  }
+
+  /** A runtime without the CacheBackend probe gate. */
+  public ControllerRuntime(
+      final ControllerOptions options,
+      final ApiClient client,
+      final ApiClient watchClient,
+      final String identity,
+      final ControllerMetrics metrics) {
+    this(options, client, watchClient, identity, metrics, "");
   }
 
   /**
+   * @param client for requests (bounded read timeout)
+   * @param watchClient for informer list+watch (no read timeout)
+   * @param metrics where the controllers' series go (each present from here on)
    * @param probeUrl {@code /probe} of the server for the CacheBackend probe gate; empty disables it
    */
   public ControllerRuntime(
@@ -74,8 +88,13 @@ public final class ControllerRuntime implements AutoCloseable {
       final ApiClient client,
       final ApiClient watchClient,
       final String identity,
+      final ControllerMetrics metrics,
       final String probeUrl) {
     this.options = options;
+    this.metrics = metrics;
+    for (final Kinds k : new Kinds[] {Kinds.CACHE_POLICY, Kinds.CACHE_TENANT}) {
+      reconciles.put(k, metrics.controller(controllerName(k)));
+    }
     this.client = client;
     this.identity = identity;
     this.policies = informer(watchClient, Kinds.CACHE_POLICY);
@@ -95,22 +114,33 @@ public final class ControllerRuntime implements AutoCloseable {
             new Lister<>(indices.getIndexer()),
             Kinds.CACHE_INDEX.api(client),
             new Lister<>(tenants.getIndexer()),
-            Kinds.CACHE_TENANT.api(client),
+            new StatusWriter(client),
             bridge,
             options.serverSnapshotUrl(),
             options.controllerTokenFile(),
             leading::get,
             Clock.systemUTC());
-    this.events = new EventRecorder(client, identity);
+    this.events = new EventRecorder(client, EventRecorder.CONTROLLER, identity);
     this.backends =
         new BackendControllers(
-            client, watchClient, probeUrl, options.controllerTokenFile(), events, leading::get);
+            client,
+            watchClient,
+            probeUrl,
+            options.controllerTokenFile(),
+            identity,
+            metrics,
+            leading::get);
     poller.onSnapshot(backends.participation());
   }
 
-  /** The CacheBackend reconcilers (metrics, tests). */
+  /** The CacheBackend reconcilers (tests). */
   public BackendControllers backends() {
     return backends;
+  }
+
+  /** The name of the push controller fed by {@code kind} (metrics label, thread names). */
+  static String controllerName(final Kinds kind) {
+    return kind.plural() + "-policy-push";
   }
 
   private SharedIndexInformer<DynamicKubernetesObject> informer(
@@ -167,6 +197,7 @@ public final class ControllerRuntime implements AutoCloseable {
     LOG.info("leading as {}", identity);
     awaitSync();
     leading.set(true);
+    metrics.leading(true);
     controllers.add(pushController(Kinds.CACHE_POLICY, policies));
     controllers.add(pushController(Kinds.CACHE_TENANT, tenants));
     for (final Controller c : controllers) {
@@ -195,6 +226,7 @@ public final class ControllerRuntime implements AutoCloseable {
 
   private synchronized void stopLeading() {
     leading.set(false);
+    metrics.leading(false);
     ticks.shutdownNow();
     for (final Controller c : controllers) {
       c.shutdown();
@@ -206,17 +238,24 @@ public final class ControllerRuntime implements AutoCloseable {
   private Controller pushController(
       final Kinds kind, final SharedIndexInformer<DynamicKubernetesObject> informer) {
     final SharedInformerFactory factory = factories.get(kind.ordinal());
+    final String name = controllerName(kind);
+    final ControllerMetrics.Reconciles m = reconciles.get(kind);
+    final MeteredQueue queue =
+        new MeteredQueue(
+            Executors.newSingleThreadExecutor(r -> Daemons.thread(r, name + "-backoff")), m);
+    m.depth(queue::length);
+    // The queue first: watch() hands the builder's current queue to the event handler at once.
     return ControllerBuilder.defaultBuilder(factory)
+        .withWorkQueue(queue)
         .watch(
             q ->
                 ControllerBuilder.controllerWatchBuilder(DynamicKubernetesObject.class, q)
                     .withWorkQueueKeyFunc(
                         o -> new Request(o.getMetadata().getNamespace(), o.getMetadata().getName()))
                     .build())
-        .withWorkQueue(new DefaultRateLimitingQueue<Request>(Executors.newSingleThreadExecutor()))
         .withReconciler(
-            new PolicyPushReconciler(kind, new Lister<>(informer.getIndexer()), push, events))
-        .withName(kind.plural() + "-policy-push")
+            new PolicyPushReconciler(kind, new Lister<>(informer.getIndexer()), push, events, m))
+        .withName(name)
         .withWorkerCount(1)
         .withReadyFunc(informer::hasSynced)
         .build();

@@ -85,7 +85,7 @@ public final class PolicyPush {
     try {
       push();
     } catch (IOException e) {
-      LOG.warn("periodic policy push to {} failed: {}", url, e.getMessage());
+      LOG.warn("periodic policy push to {} failed: {}", url, e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -25,29 +25,34 @@ public final class PolicyPushReconciler implements Reconciler {
   private final Lister<DynamicKubernetesObject> lister;
   private final PolicyPush push;
   private final EventRecorder events;
+  private final ControllerMetrics.Reconciles metrics;
 
   public PolicyPushReconciler(
       final Kinds kind,
       final Lister<DynamicKubernetesObject> lister,
       final PolicyPush push,
-      final EventRecorder events) {
+      final EventRecorder events,
+      final ControllerMetrics.Reconciles metrics) {
     this.kind = kind;
     this.lister = lister;
     this.push = push;
     this.events = events;
+    this.metrics = metrics;
   }
 
   @Override
   public Result reconcile(final Request request) {
     try {
       push.push();
+      metrics.reconciled(ControllerMetrics.Outcome.SUCCESS);
       return new Result(false);
     } catch (IOException e) {
       final String message =
           e instanceof ServerBridge.BridgeException b
               ? "server refused the policy (" + b.status() + "): " + b.serverMessage()
-              : "policy push failed: " + e.getMessage();
+              : "policy push failed: " + e;
       LOG.warn("{} {}: {}", kind.kind(), request, message);
+      metrics.reconciled(ControllerMetrics.Outcome.ERROR);
       final DynamicKubernetesObject obj =
           lister.namespace(request.getNamespace()).get(request.getName());
       if (obj != null) {
@@ -64,6 +69,7 @@ public final class PolicyPushReconciler implements Reconciler {
       return new Result(true);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      metrics.reconciled(ControllerMetrics.Outcome.REQUEUE);
       return new Result(true);
     }
   }

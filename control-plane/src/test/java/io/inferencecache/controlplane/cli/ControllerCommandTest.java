@@ -29,6 +29,7 @@ class ControllerCommandTest {
             "--metrics-bind-address",
             "default :8080",
             "--metrics-secure",
+            "--metrics-cert-dir",
             "--enable-http2",
             "--leader-elect",
             "--health-probe-bind-address",
@@ -86,5 +87,18 @@ class ControllerCommandTest {
     assertThat(err.toString()).contains("--cachepolicy-push-interval");
     assertThat(run("controller", "--server-policy-url=not a url")).isEqualTo(1);
     assertThat(run("controller", "--log-level=loud")).isEqualTo(2);
+  }
+
+  @Test
+  void metricsSecureWithoutACertDirExitsOneWithOneLine() {
+    assertThat(run("controller", "--metrics-secure")).isEqualTo(1);
+    assertThat(err.toString().strip().lines().count()).isEqualTo(1);
+    assertThat(err.toString()).startsWith("controller: --metrics-secure needs --metrics-cert-dir");
+  }
+
+  @Test
+  void metricsSecureWithAnEmptyCertDirExitsOneNamingTheFiles() {
+    assertThat(run("controller", "--metrics-secure", "--metrics-cert-dir=" + dir)).isEqualTo(1);
+    assertThat(err.toString()).startsWith("controller: --metrics-cert-dir").contains("tls.crt");
   }
 }

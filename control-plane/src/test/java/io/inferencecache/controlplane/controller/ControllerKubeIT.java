@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(180)
 class ControllerKubeIT {
-  @TempDir Path dir;
+  private Path dir;
   private KubeLocal kube;
   private HttpServer server;
   private final ConcurrentLinkedDeque<String> bodies = new ConcurrentLinkedDeque<>();
@@ -52,8 +52,9 @@ class ControllerKubeIT {
   private Thread runner;
 
   @BeforeAll
-  void start(final KubeLocal kube) throws Exception {
+  void start(final KubeLocal kube, @TempDir final Path dir) throws Exception {
     this.kube = kube;
+    this.dir = dir;
     kube.applyCrdsFor120(crds());
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     server.setExecutor(Executors.newFixedThreadPool(2));
@@ -279,7 +280,8 @@ class ControllerKubeIT {
             + "\"hitRate\":0.5,\"pressure\":0,\"lastUpdate\":\"2026-12-01T11:59:58.5Z\","
             + "\"prefixCount\":3,\"lastEventAt\":\"0001-01-01T00:00:00Z\",\"statsReported\":true}],"
             + "\"tenants\":[{\"tenantId\":\"team-a\",\"indexEntries\":3,\"hitRate\":0.5,"
-            + "\"hitRateReported\":true,\"memoryUsed\":0}],\"totalPrefixes\":3,\"hotPrefixes\":0}\n");
+            + "\"hitRateReported\":true,\"memoryUsed\":0},{\"tenantId\":\"team-b\",\"indexEntries\":1,"
+            + "\"hitRate\":0,\"memoryUsed\":0}],\"totalPrefixes\":3,\"hotPrefixes\":0}\n");
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
@@ -307,10 +309,11 @@ class ControllerKubeIT {
                     "cluster-default",
                     "-o",
                     "jsonpath={.status.replicas[0].lastUpdate} {.status.replicas[0].hitRate}"
-                        + " {.status.tenants[0].hitRate}")
+                        + " {.status.tenants[0].hitRate} {.status.tenants[1].id}"
+                        + " {.status.tenants[1].indexEntries}")
                 .stdout()
                 .strip())
-        .isEqualTo("2026-12-01T11:59:58Z 0.5 0.5");
+        .isEqualTo("2026-12-01T11:59:58Z 0.5 0.5 team-b 1");
   }
 
   private String resourceVersion() {

@@ -66,6 +66,11 @@ final class DeadlineWatchdog implements AutoCloseable {
       }
     }
 
+    /** Calls back in this pool, waiting to be reused (for tests). */
+    int idle() {
+      return free.size();
+    }
+
     /** Live calls of this pool the watchdog scans (every one created and not yet let go). */
     int tracked() {
       return tracked.size();

@@ -90,6 +90,11 @@ public final class ZeroCopyLookupRoute {
     return pool.tracked();
   }
 
+  /** Pooled calls back in the pool, none of them in flight (for tests). */
+  int idleCalls() {
+    return pool.idle();
+  }
+
   /** The shared deadline watchdog (for tests). */
   DeadlineWatchdog watchdog() {
     return watchdog;

@@ -80,6 +80,16 @@ final class AdmissionControl {
     return rejectedCalls.sum();
   }
 
+  /** Tasks waiting for a handler thread (see {@link GrpcServer#queuedTasks()}). */
+  int queuedTasks() {
+    return queue.size();
+  }
+
+  /** See {@link GrpcServer#newestQueuedTaskWaitNanos()}. */
+  long newestQueuedTaskWaitNanos() {
+    return queue.newestAgeNanos();
+  }
+
   /** The handler pool, for shutdown. */
   ThreadPoolExecutor executor() {
     return executor;

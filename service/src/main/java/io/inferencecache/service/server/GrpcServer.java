@@ -308,6 +308,23 @@ public final class GrpcServer implements AutoCloseable {
     return admission.rejectedCalls();
   }
 
+  /**
+   * Tasks waiting for a handler thread: each waiting call holds at most one (for tests; not a
+   * metric).
+   */
+  int queuedTasks() {
+    return admission.queuedTasks();
+  }
+
+  /**
+   * How long the most recently queued task waiting for a handler thread has waited, in nanoseconds;
+   * 0 when none waits (for tests: once all expected calls are queued, each has waited at least this
+   * long).
+   */
+  long newestQueuedTaskWaitNanos() {
+    return admission.newestQueuedTaskWaitNanos();
+  }
+
   /** Connections accepted and not yet closed. */
   public int openConnections() {
     return connections.open();

@@ -64,8 +64,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Every LookupRoute reason code and every gate of the handler's decision order (spec §2.9, §10),
- * over a real gRPC transport. Subclasses choose the transport and the LookupRoute path.
+ * Every LookupRoute reason code and every gate of the handler's decision order
+ * (docs/behaviour.md#lookup-route), over a real gRPC transport. Subclasses choose the transport and
+ * the LookupRoute path.
  */
 @Timeout(60)
 abstract class LookupRouteBehaviourSuite {
@@ -230,7 +231,7 @@ abstract class LookupRouteBehaviourSuite {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // §1.5 / §2.9 step 1: the reserved probe tenant
+  // docs/behaviour.md#probe-tenant and docs/behaviour.md#lookup-route: the reserved probe tenant
 
   @Test
   void returnsNoHintWithZeroLatencyForReservedProbeTenantAndRecordsMetric() throws Exception {
@@ -261,7 +262,8 @@ abstract class LookupRouteBehaviourSuite {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // §2.9 steps 2, 4, 7, 11 and §10.7: deadlines and cancellation
+  // docs/behaviour.md#lookup-route, 4, 7, 11 and docs/behaviour.md#lookup-route: deadlines and
+  // cancellation
 
   @Test
   void returnsTimeoutPromptlyWhenIndexBlocksPastPolicyTimeout() throws Exception {
@@ -289,7 +291,7 @@ abstract class LookupRouteBehaviourSuite {
   void returnsTimeoutWhenSlowLookupFinishesAfterPolicyTimeout() throws Exception {
     report(chainUpdate("r-a", hashes(1, 4), 16));
     policies(policy().lookupTimeoutMs(50));
-    onIndex = () -> Thread.sleep(400);
+    onIndex = () -> clock.advance(Duration.ofMillis(400)); // the index lookup "takes" 400 ms
     final LookupRouteResponse r = lookup(chainRequest(hashes(1, 4), 16));
     assertThat(r.getReasonCode()).isEqualTo("TIMEOUT");
     assertThat(r.getReplicaScoresCount()).isZero();
@@ -309,7 +311,7 @@ abstract class LookupRouteBehaviourSuite {
   void policyTimeoutOfAnotherTenantDoesNotApply() throws Exception {
     h.policies(PolicySpec.builder("team-b").lookupTimeoutMs(1).minimumPrefixTokens(1000).build());
     report(chainUpdate("r-a", hashes(1, 8), 16));
-    onIndex = () -> Thread.sleep(20);
+    onIndex = () -> clock.advance(Duration.ofMillis(20)); // past team-b's 1 ms, were it applied
     final LookupRouteResponse r = lookup(chainRequest(hashes(1, 8), 16));
     assertThat(r.getReasonCode()).isEqualTo("PREFIX_MATCH");
     assertThat(r.getReplicaScores(0).getMatchedTokens()).isEqualTo(128);
@@ -378,7 +380,7 @@ abstract class LookupRouteBehaviourSuite {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // §2.9 step 5: requireChain
+  // docs/behaviour.md#lookup-route: requireChain
 
   void requireChainWithData() throws Exception {
     report(chainUpdate("r-a", hashes(1, 8), 16));
@@ -435,7 +437,7 @@ abstract class LookupRouteBehaviourSuite {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // §2.9 step 6: input resolution
+  // docs/behaviour.md#lookup-route: input resolution
 
   @Test
   void explicitChainBeatsTokenIds() throws Exception {
@@ -560,7 +562,7 @@ abstract class LookupRouteBehaviourSuite {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // §2.9 steps 9 and 13 (stage 0): minimumPrefixTokens
+  // docs/behaviour.md#lookup-route and 13 (stage 0): minimumPrefixTokens
 
   @Test
   void proceedsToLookupWhenPrefixTokenCountMeetsMinimumPrefixTokens() throws Exception {
@@ -645,7 +647,7 @@ abstract class LookupRouteBehaviourSuite {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // §2.9 step 13 stage 1: matched-tokens floor
+  // docs/behaviour.md#lookup-route stage 1: matched-tokens floor
 
   @Test
   void defaultMatchedTokensFloorOf64AppliesWithoutPolicy() throws Exception {
@@ -731,7 +733,7 @@ abstract class LookupRouteBehaviourSuite {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // §2.9 step 13 stage 2: routing floor score
+  // docs/behaviour.md#lookup-route stage 2: routing floor score
 
   void threeHoldersOf(final int tokens) throws Exception {
     report(
@@ -899,7 +901,7 @@ abstract class LookupRouteBehaviourSuite {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // §2.8 AFFINITY_HINT
+  // docs/behaviour.md#affinity AFFINITY_HINT
 
   @Test
   void affinityHintPicksTheConsistentHashReplicaForNovelChain() throws Exception {
@@ -1164,7 +1166,7 @@ abstract class LookupRouteBehaviourSuite {
   @Test
   void lookupLatencyIsReportedOnNormalAnswers() throws Exception {
     report(chainUpdate("r-a", hashes(1, 4), 16));
-    onIndex = () -> Thread.sleep(2);
+    onIndex = () -> clock.advance(Duration.ofMillis(2)); // the index lookup "takes" 2 ms
     final LookupRouteResponse hit = lookup(chainRequest(hashes(1, 4), 16));
     assertThat(hit.getReasonCode()).isEqualTo("PREFIX_MATCH");
     assertThat(hit.getLookupLatencyUs()).isGreaterThanOrEqualTo(2000);
@@ -1179,7 +1181,7 @@ abstract class LookupRouteBehaviourSuite {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // LFU credit (§4.2)
+  // LFU credit (docs/behaviour.md#eviction-lru-lfu)
 
   @Test
   void creditsLfuOnlyForDeliveredPrefixMatch() throws Exception {
@@ -1311,7 +1313,7 @@ abstract class LookupRouteBehaviourSuite {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // prompt_text (§2.9 step 6)
+  // prompt_text (docs/behaviour.md#lookup-route)
 
   @Test
   void passesPromptTextToTokenizerAsTheSingleUserTurn() throws Exception {
@@ -1503,8 +1505,9 @@ abstract class LookupRouteBehaviourSuite {
     final ListenableFuture<LookupRouteResponse> f =
         h.futureStub.lookupRoute(request().setPromptText("blocks").build());
     assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
-    Thread.sleep(100);
-    assertThat(f.isDone()).as("no deadline before 5 s").isFalse();
+    clock.advance(Duration.ofSeconds(4));
+    // Several watchdog ticks at 4 s into the call: none of them answers it.
+    await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2)).until(() -> !f.isDone());
     clock.advance(Duration.ofSeconds(6));
     final long t0 = System.nanoTime();
     assertThat(f.get(PROMPT_MS, TimeUnit.MILLISECONDS).getReasonCode()).isEqualTo("TIMEOUT");

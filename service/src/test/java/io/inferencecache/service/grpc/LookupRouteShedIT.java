@@ -1,6 +1,7 @@
 package io.inferencecache.service.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.google.common.util.concurrent.ListenableFuture;
 import io.grpc.ManagedChannel;
@@ -15,6 +16,7 @@ import io.inferencecache.service.lookup.PromptTokenizer;
 import io.inferencecache.service.lookup.RecordingLookupMetrics;
 import io.inferencecache.service.server.GrpcServer;
 import io.inferencecache.service.server.GrpcServerConfig;
+import io.inferencecache.service.server.HandlerQueue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -144,7 +146,9 @@ class LookupRouteShedIT {
         for (int i = 0; i < 5; i++) {
           queued.add(b.stub.lookupRoute(REQUEST));
         }
-        Thread.sleep(600);
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> HandlerQueue.allWaitedPastQueueDelay(b.server, queued.size()));
         final long rejected = b.server.rejectedCalls();
         b.release.countDown();
         assertThat(busy.get(10, TimeUnit.SECONDS).getReasonCode()).isNotEmpty();

@@ -1,7 +1,9 @@
 package io.inferencecache.service.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -54,19 +56,22 @@ class WatchdogTickerTest {
     t.bind(watchdog);
     watchdog.setDaemon(true);
     watchdog.start();
-    while (!t.idle()) {
-      Thread.sleep(1);
-    }
-    Thread.sleep(200); // now in its minute-long sleep
+    await().atMost(Duration.ofSeconds(10)).until(t::idle);
+    // Only the watchdog thread parks, and once idle only for the minute: now in that sleep.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> watchdog.getState() == Thread.State.TIMED_WAITING);
     final int before = ticks.get();
 
     t.wake();
 
-    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (ticks.get() == before && System.nanoTime() < deadline) {
-      Thread.sleep(1);
-    }
-    assertThat(ticks.get()).as("woken long before the minute is over").isGreaterThan(before);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(ticks.get())
+                    .as("woken long before the minute is over")
+                    .isGreaterThan(before));
     running.set(false);
     watchdog.interrupt();
     watchdog.join(5_000);

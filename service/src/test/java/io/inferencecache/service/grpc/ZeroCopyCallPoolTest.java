@@ -1,11 +1,15 @@
 package io.inferencecache.service.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.google.common.util.concurrent.ListenableFuture;
+import io.grpc.Context;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -65,10 +69,12 @@ class ZeroCopyCallPoolTest {
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final CountDownLatch left = new CountDownLatch(1);
+        final AtomicReference<Context> context = new AtomicReference<>();
         h.handler
             .router()
             .indexHook(
                 () -> {
+                  context.set(Context.current()); // the server call's context
                   entered.countDown();
                   release.await(5, TimeUnit.SECONDS);
                   left.countDown();
@@ -77,10 +83,15 @@ class ZeroCopyCallPoolTest {
             h.futureStub.lookupRoute(Fixtures.request().setPrefixHash(Fixtures.hash(1, 1)).build());
         assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
         call.cancel(true);
-        Thread.sleep(50); // let the cancellation reach the server's call context
+        await("the cancellation reaching the server call's context")
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> context.get().isCancelled());
         release.countDown();
         assertThat(left.await(5, TimeUnit.SECONDS)).isTrue();
-        Thread.sleep(20); // the handler finishes its answer
+        // The handler finishes its answer: every pooled call is back in the pool, none in flight.
+        await("the cancelled call's pooled object back in the pool")
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> h.service.zeroCopy().idleCalls() == tracked(h));
       }
       h.handler.router().indexHook(null);
       for (int i = 0; i < 20; i++) {

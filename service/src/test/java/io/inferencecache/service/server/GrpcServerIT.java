@@ -449,7 +449,9 @@ class GrpcServerIT {
     final ListenableFuture<LookupRouteResponse> a = holdTheOnlyThread(channel);
     // B is admitted (nothing waits yet), then waits behind A for longer than the queue delay.
     final ListenableFuture<LookupRouteResponse> b = future(channel, "b").lookupRoute(lookup("t"));
-    Thread.sleep(600);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> HandlerQueue.allWaitedPastQueueDelay(server, 1));
     final long before = server.rejectedCalls();
 
     service.release.countDown();

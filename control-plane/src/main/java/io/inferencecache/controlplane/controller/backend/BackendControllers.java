@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.controller.backend;
 
+import io.inferencecache.controlplane.controller.ControllerMetrics;
 import io.inferencecache.controlplane.controller.EventRecorder;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.kubernetes.client.common.KubernetesObject;
@@ -19,7 +20,6 @@ import io.kubernetes.client.openapi.models.V1PodList;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1ServiceList;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
-import io.prometheus.client.CollectorRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -54,9 +54,10 @@ public final class BackendControllers {
   private final SharedIndexInformer<V1Service> services;
   private final ApiClient client;
   private final EventRecorder events;
+  private final EventRecorder podEvents;
   private final BooleanSupplier leader;
   private final ProbeGate probe;
-  private final BackendMetrics metrics = new BackendMetrics();
+  private final ControllerMetrics metrics;
   private final BackendParticipation participation;
   private final List<Controller> running = new ArrayList<>();
 
@@ -69,10 +70,13 @@ public final class BackendControllers {
       final ApiClient watchClient,
       final String probeUrl,
       final Path controllerTokenFile,
-      final EventRecorder events,
+      final String identity,
+      final ControllerMetrics metrics,
       final BooleanSupplier leader) {
     this.client = client;
-    this.events = events;
+    this.metrics = metrics;
+    this.events = new EventRecorder(client, TransitionEvents.REPORTER, identity);
+    this.podEvents = new EventRecorder(client, EnginePodEventsReconciler.REPORTER, identity);
     this.leader = leader;
     this.factory = new SharedInformerFactory(watchClient);
     this.backends =
@@ -114,15 +118,6 @@ public final class BackendControllers {
   /** The snapshot projection for the poller (runs only while leading, like the poller). */
   public Consumer<io.inferencecache.controlplane.controller.ServerSnapshot> participation() {
     return participation;
-  }
-
-  /** Registers the CacheBackend metric families with {@code registry}. */
-  public void registerMetrics(final CollectorRegistry registry) {
-    metrics.register(registry);
-  }
-
-  public BackendMetrics metrics() {
-    return metrics;
   }
 
   /** Starts the informers. */
@@ -260,7 +255,7 @@ public final class BackendControllers {
 
   private Controller podEventsController() {
     final EnginePodEventsReconciler reconciler =
-        new EnginePodEventsReconciler(new Lister<>(pods.getIndexer()), client, events, leader);
+        new EnginePodEventsReconciler(new Lister<>(pods.getIndexer()), client, podEvents, leader);
     // The queue first: watch() binds each handler to the builder's queue of that moment.
     return ControllerBuilder.defaultBuilder(factory)
         .withWorkQueue(new DefaultRateLimitingQueue<Request>(Executors.newSingleThreadExecutor()))

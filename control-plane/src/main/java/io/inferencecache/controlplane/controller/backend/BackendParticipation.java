@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.controller.backend;
 
+import io.inferencecache.controlplane.controller.ControllerMetrics;
 import io.inferencecache.controlplane.controller.CrText;
 import io.inferencecache.controlplane.controller.ServerSnapshot;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
@@ -39,14 +40,14 @@ public final class BackendParticipation implements Consumer<ServerSnapshot> {
   private final Lister<CacheBackend> backends;
   private final Lister<V1Pod> pods;
   private final CustomObjectsApi custom;
-  private final BackendMetrics metrics;
-  private final Map<String, Long> queryBaseline = new HashMap<>();
+  private final ControllerMetrics metrics;
+  private final Set<String> withSeries = new HashSet<>();
 
   BackendParticipation(
       final Lister<CacheBackend> backends,
       final Lister<V1Pod> pods,
       final ApiClient client,
-      final BackendMetrics metrics) {
+      final ControllerMetrics metrics) {
     this.backends = backends;
     this.pods = pods;
     this.custom = new CustomObjectsApi(client);
@@ -104,13 +105,8 @@ public final class BackendParticipation implements Consumer<ServerSnapshot> {
       if (s.t2Queries > 0) {
         final double rate = Math.min(1.0, Math.max(0.0, (double) s.t2Hits / s.t2Queries));
         want.t2HitRate = CrText.rate(rate);
-        metrics.t2HitRate.labels(key).set(rate);
-        final Long last = queryBaseline.put(key, s.t2Queries);
-        if (last != null && s.t2Queries > last) {
-          metrics.t2QueryTokens.labels(key).inc(s.t2Queries - last);
-        } else {
-          metrics.t2QueryTokens.labels(key);
-        }
+        metrics.t2HitRate(key, rate);
+        metrics.t2QueryTokens(key, s.t2Queries);
         exercised.add(key);
       }
       final CacheBackend.IndexParticipation have =
@@ -155,23 +151,13 @@ public final class BackendParticipation implements Consumer<ServerSnapshot> {
   }
 
   private void prune(final Set<String> exercised) {
-    queryBaseline.keySet().removeIf(k -> !exercised.contains(k));
-    for (final String key : new ArrayList<>(seriesKeys())) {
+    for (final String key : withSeries) {
       if (!exercised.contains(key)) {
-        metrics.t2HitRate.remove(key);
-        metrics.t2QueryTokens.remove(key);
+        metrics.pruneBackend(key);
       }
     }
-  }
-
-  private Set<String> seriesKeys() {
-    final Set<String> keys = new HashSet<>();
-    for (final io.prometheus.client.Collector.MetricFamilySamples f : metrics.t2HitRate.collect()) {
-      for (final io.prometheus.client.Collector.MetricFamilySamples.Sample s : f.samples) {
-        keys.add(s.labelValues.get(0));
-      }
-    }
-    return keys;
+    withSeries.clear();
+    withSeries.addAll(exercised);
   }
 
   /** The backend a pod's replica counts for, or {@code null}. */

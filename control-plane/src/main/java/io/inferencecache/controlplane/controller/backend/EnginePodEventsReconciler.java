@@ -111,11 +111,8 @@ final class EnginePodEventsReconciler implements Reconciler {
             .name(pod.getMetadata().getName())
             .uid(pod.getMetadata().getUid());
     if (a != null && !a.containsKey(Backends.INJECTED_BY) && skipped(a)) {
-      events.record(
-          REPORTER,
-          EventRecorder.NORMAL,
+      events.normal(
           regarding,
-          null,
           "SkippedByOperator",
           "Skipped cache injection: " + Backends.SKIPPED_BY_ANNOTATION);
       return new Result(false);
@@ -136,9 +133,7 @@ final class EnginePodEventsReconciler implements Reconciler {
     if (!uid.equals(cr.getMetadata().getUid())) {
       return new Result(false);
     }
-    events.record(
-        REPORTER,
-        EventRecorder.NORMAL,
+    events.normal(
         regarding,
         Backends.reference(cr),
         "InjectedByCacheBackend",

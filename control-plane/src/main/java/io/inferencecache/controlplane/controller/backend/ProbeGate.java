@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.controller.backend;
 
+import io.inferencecache.controlplane.controller.ControllerMetrics;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.kubernetes.client.openapi.models.V1Condition;
 import java.io.IOException;
@@ -26,13 +27,13 @@ final class ProbeGate {
 
   private final ProbeClient client;
   private final Duration interval;
-  private final BackendMetrics metrics;
+  private final ControllerMetrics metrics;
   private final Map<String, Instant> nextSlot = new ConcurrentHashMap<>();
 
   /**
    * @param client {@code null} disables the gate (the condition is removed)
    */
-  ProbeGate(final ProbeClient client, final Duration interval, final BackendMetrics metrics) {
+  ProbeGate(final ProbeClient client, final Duration interval, final ControllerMetrics metrics) {
     this.client = client;
     this.interval = interval;
     this.metrics = metrics;
@@ -97,7 +98,7 @@ final class ProbeGate {
       final boolean known =
           "ok".equals(results[i]) || "failed".equals(results[i]) || "skipped".equals(results[i]);
       recognised &= known;
-      metrics.probeResults.labels(key, STAGES[i], known ? results[i] : "failed").inc();
+      metrics.probeResult(key, STAGES[i], known ? results[i] : "failed");
     }
     if (!recognised) {
       final String m =

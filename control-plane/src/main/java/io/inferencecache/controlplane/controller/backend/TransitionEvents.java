@@ -97,11 +97,11 @@ final class TransitionEvents {
 
   private static void normal(
       final EventRecorder events, final CacheBackend cr, final String reason, final String note) {
-    events.record(REPORTER, EventRecorder.NORMAL, Backends.reference(cr), null, reason, note);
+    events.normal(Backends.reference(cr), reason, note);
   }
 
   private static void warn(
       final EventRecorder events, final CacheBackend cr, final String reason, final String note) {
-    events.record(REPORTER, EventRecorder.WARNING, Backends.reference(cr), null, reason, note);
+    events.warning(Backends.reference(cr), reason, note);
   }
 }

@@ -54,6 +54,8 @@ class CacheBackendLeadershipIT {
         ControllerCommand.kubeClient(kube.kubeconfig(), Duration.ofSeconds(30)),
         ControllerCommand.kubeClient(kube.kubeconfig(), Duration.ZERO),
         leaderElect ? "follower-then-leader" : "first",
+        new io.inferencecache.controlplane.controller.ControllerMetrics(
+            new com.codahale.metrics.MetricRegistry()),
         "");
   }
 
