@@ -104,8 +104,8 @@ public final class ControllerCommand implements Callable<Integer> {
       names = "--server-probe-url",
       paramLabel = "URL",
       description =
-          "POST target of the CacheBackend functional probe; empty disables it (default"
-              + " ${DEFAULT-VALUE}; read by the CacheBackend reconciler, not in this release).")
+          "POST target of the Managed CacheBackend functional probe (controller token); empty"
+              + " disables the probe gate (default ${DEFAULT-VALUE}).")
   String serverProbeUrl = "http://inference-cache-server:8081/probe";
 
   @Option(
@@ -258,7 +258,12 @@ public final class ControllerCommand implements Callable<Integer> {
     }
     final ControllerRuntime runtime =
         new ControllerRuntime(
-            options, client, watchClient, identity(), new ControllerMetrics(registry));
+            options,
+            client,
+            watchClient,
+            identity(),
+            new ControllerMetrics(registry),
+            serverProbeUrl);
     final Thread hook = new Thread(runtime::close, "controller-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {

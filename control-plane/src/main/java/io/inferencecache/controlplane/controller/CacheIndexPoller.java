@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,7 @@ public final class CacheIndexPoller {
   private final Path tokenFile;
   private final BooleanSupplier leader;
   private final Clock clock;
+  private volatile Consumer<ServerSnapshot> snapshotListener = s -> {};
 
   public CacheIndexPoller(
       final Lister<DynamicKubernetesObject> indices,
@@ -56,6 +58,14 @@ public final class CacheIndexPoller {
     this.tokenFile = tokenFile;
     this.leader = leader;
     this.clock = clock;
+  }
+
+  /**
+   * Hands every decoded snapshot to {@code listener} (the per-CacheBackend projection) before the
+   * CacheIndex projection; its failures are logged and do not stop the tick.
+   */
+  public void onSnapshot(final Consumer<ServerSnapshot> listener) {
+    this.snapshotListener = listener;
   }
 
   /** One refresh; every failure is logged, never thrown. */
@@ -86,6 +96,11 @@ public final class CacheIndexPoller {
     } catch (IOException e) {
       LOG.warn("snapshot from {} not read (status kept): {}", snapshotUrl, e.toString());
       return;
+    }
+    try {
+      snapshotListener.accept(snapshot);
+    } catch (RuntimeException e) {
+      LOG.error("cachebackend index participation failed", e);
     }
     final CacheIndexStatus wanted =
         CacheIndexStatus.project(snapshot, snapshotUrl, clock.instant());

@@ -2,6 +2,7 @@ package io.inferencecache.controlplane.controller;
 
 import com.codahale.metrics.MetricRegistry;
 import com.google.gson.JsonObject;
+import io.inferencecache.controlplane.controller.backend.BackendControllers;
 import io.kubernetes.client.extended.controller.Controller;
 import io.kubernetes.client.extended.controller.builder.ControllerBuilder;
 import io.kubernetes.client.extended.controller.reconciler.Request;
@@ -52,6 +53,7 @@ public final class ControllerRuntime implements AutoCloseable {
   private final PolicyPush push;
   private final CacheIndexPoller poller;
   private final EventRecorder events;
+  private final BackendControllers backends;
   private final ControllerMetrics metrics;
   private final Map<Kinds, ControllerMetrics.Reconciles> reconciles = new EnumMap<>(Kinds.class);
   private volatile LeaderElector elector;
@@ -62,20 +64,32 @@ public final class ControllerRuntime implements AutoCloseable {
       final ApiClient client,
       final ApiClient watchClient,
       final String identity) {
-    this(options, client, watchClient, identity, new ControllerMetrics(new MetricRegistry()));
+    this(options, client, watchClient, identity, new ControllerMetrics(new MetricRegistry()), "");
   }
 
-  /**
-   * @param client for requests (bounded read timeout)
-   * @param watchClient for informer list+watch (no read timeout)
-   * @param metrics where the controllers' series go (each present from here on)
-   */
+  /** A runtime without the CacheBackend probe gate. */
   public ControllerRuntime(
       final ControllerOptions options,
       final ApiClient client,
       final ApiClient watchClient,
       final String identity,
       final ControllerMetrics metrics) {
+    this(options, client, watchClient, identity, metrics, "");
+  }
+
+  /**
+   * @param client for requests (bounded read timeout)
+   * @param watchClient for informer list+watch (no read timeout)
+   * @param metrics where the controllers' series go (each present from here on)
+   * @param probeUrl {@code /probe} of the server for the CacheBackend probe gate; empty disables it
+   */
+  public ControllerRuntime(
+      final ControllerOptions options,
+      final ApiClient client,
+      final ApiClient watchClient,
+      final String identity,
+      final ControllerMetrics metrics,
+      final String probeUrl) {
     this.options = options;
     this.metrics = metrics;
     for (final Kinds k : new Kinds[] {Kinds.CACHE_POLICY, Kinds.CACHE_TENANT}) {
@@ -107,6 +121,21 @@ public final class ControllerRuntime implements AutoCloseable {
             leading::get,
             Clock.systemUTC());
     this.events = new EventRecorder(client, EventRecorder.CONTROLLER, identity);
+    this.backends =
+        new BackendControllers(
+            client,
+            watchClient,
+            probeUrl,
+            options.controllerTokenFile(),
+            identity,
+            metrics,
+            leading::get);
+    poller.onSnapshot(backends.participation());
+  }
+
+  /** The CacheBackend reconcilers (tests). */
+  public BackendControllers backends() {
+    return backends;
   }
 
   /** The name of the push controller fed by {@code kind} (metrics label, thread names). */
@@ -138,6 +167,7 @@ public final class ControllerRuntime implements AutoCloseable {
     for (final SharedInformerFactory f : factories) {
       f.startAllRegisteredInformers();
     }
+    backends.startInformers();
     if (!options.leaderElect()) {
       startLeading();
       closed.await();
@@ -174,6 +204,7 @@ public final class ControllerRuntime implements AutoCloseable {
       final Thread t = Daemons.thread(c, "controller-" + controllers.indexOf(c));
       t.start();
     }
+    backends.startLeading();
     ticks.scheduleWithFixedDelay(
         push::tick, 0, positive(options.cachePolicyPushInterval()), TimeUnit.MILLISECONDS);
     ticks.scheduleWithFixedDelay(
@@ -201,6 +232,7 @@ public final class ControllerRuntime implements AutoCloseable {
       c.shutdown();
     }
     controllers.clear();
+    backends.stopLeading();
   }
 
   private Controller pushController(
@@ -244,5 +276,6 @@ public final class ControllerRuntime implements AutoCloseable {
     for (final SharedInformerFactory f : factories) {
       f.stopAllRegisteredInformers();
     }
+    backends.close();
   }
 }

@@ -88,16 +88,26 @@ public final class EventRecorder {
 
   /** A Warning event {@code reason} about {@code regarding} with {@code note}. */
   public void warning(final V1ObjectReference regarding, final String reason, final String note) {
-    record(regarding, "Warning", reason, note);
+    record(regarding, null, "Warning", reason, note);
   }
 
   /** A Normal event {@code reason} about {@code regarding} with {@code note}. */
   public void normal(final V1ObjectReference regarding, final String reason, final String note) {
-    record(regarding, "Normal", reason, note);
+    record(regarding, null, "Normal", reason, note);
+  }
+
+  /** A Normal event {@code reason} about {@code regarding}, {@code related} to a second object. */
+  public void normal(
+      final V1ObjectReference regarding,
+      final V1ObjectReference related,
+      final String reason,
+      final String note) {
+    record(regarding, related, "Normal", reason, note);
   }
 
   private void record(
       final V1ObjectReference regarding,
+      final V1ObjectReference related,
       final String type,
       final String reason,
       final String fullNote) {
@@ -140,6 +150,7 @@ public final class EventRecorder {
               .action(reason)
               .note(note)
               .regarding(regarding)
+              .related(related)
               .reportingController(controller)
               .reportingInstance(instance);
       events.createNamespacedEvent(regarding.getNamespace(), event).execute();
