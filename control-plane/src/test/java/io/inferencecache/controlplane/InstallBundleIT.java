@@ -309,8 +309,8 @@ class InstallBundleIT {
                           + "/metrics")
                   .statusCode())
           .isEqualTo(200);
-      // with the rendered RBAC and tokens it leads, reads the server's /snapshot and writes the
-      // CacheIndex (created only by a controller whose snapshot call the server admitted)
+      // with the rendered RBAC it takes the Lease and creates the CacheIndex; doctor's SN004 below
+      // shows the server admitting the controller's token (the TokenReview RBAC and audiences)
       final Process running = controller;
       await(
               "the controller's CacheIndex cluster-default (log "
