@@ -45,6 +45,22 @@ class ObservabilityFilesTest {
   }
 
   @Test
+  void thePrometheusRuleOfTheBundleHoldsExactlyTheRulesFile() throws Exception {
+    final JsonNode rule =
+        RenderedBundle.YAML.readTree(
+            ObservabilityFiles.ROOT
+                .resolve("ops/config/observability/prometheus-rule.yaml")
+                .toFile());
+    assertThat(rule.path("kind").asText()).isEqualTo("PrometheusRule");
+    assertThat(rule.at("/metadata/name").asText()).isEqualTo("inference-cache-alerts");
+    assertThat(rule.at("/metadata/labels/role").asText()).isEqualTo("alert-rules");
+    assertThat(rule.at("/metadata/labels/prometheus").asText()).isEqualTo("k8s");
+    assertThat(rule.at("/spec/groups"))
+        .as("run ops/config/observability/generate-prometheus-rule.sh after changing the rules")
+        .isEqualTo(ObservabilityFiles.rules().path("groups"));
+  }
+
+  @Test
   void theUpstreamAlertsKeepTheirGroupDurationAndSeverity() {
     final Map<String, List<String>> upstream =
         Map.of(

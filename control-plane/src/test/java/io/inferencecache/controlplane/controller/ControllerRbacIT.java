@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The controller under a ServiceAccount token with the shipped RBAC ({@code
- * ops/manifests/controller.yaml}) does its whole job on kube-local (RBAC enforced); the same
+ * ops/config/rbac/controller.yaml}) does its whole job on kube-local (RBAC enforced); the same
  * scenario under a ClusterRole with one verb removed does not, so a missing verb fails this test.
  * The whole job: the Lease, the CacheIndex and its status, the CacheTenant status, and a refused
  * push's event (created, then its series patched by the backoff's repeats).
@@ -34,7 +34,7 @@ class ControllerRbacIT {
   @TempDir Path dir;
 
   static Path manifest() {
-    return ControllerKubeIT.crds().getParent().resolve("manifests/controller.yaml");
+    return ControllerKubeIT.crds().getParent().resolve("config/rbac/controller.yaml");
   }
 
   /** The shipped RBAC documents (ServiceAccount, roles, bindings) retargeted at {@code ns}. */

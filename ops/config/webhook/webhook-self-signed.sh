@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Webhook TLS without cert-manager: a private CA and a serving certificate for webhook-service, the Secret
 # webhook-server-cert the controller mounts, and the CA written into both webhook configurations' caBundle.
-# Run after applying controller.yaml and webhooks.yaml; run again to renew (the controller reloads the files).
-# Needs openssl and kubectl (current context). Usage: ops/manifests/webhook-self-signed.sh [DAYS]
+# Run after `kubectl apply -k ops/config/default` (the bundle's Certificate then stays unused, or leave
+# cert-manager out by applying a copy of the bundle without the Issuer/Certificate); run again to renew (the
+# controller reloads the files). Needs openssl and kubectl (current context).
+# Usage: ops/config/webhook/webhook-self-signed.sh [DAYS]
 set -euo pipefail
 days="${1:-365}"
 ns=inference-cache-system
