@@ -96,21 +96,13 @@ class ControllerKubeIT {
     Files.writeString(
         policyToken, kube.createToken(ns, "controller", "inferencecache.io/policy") + "\n");
     final ControllerOptions options =
-        new ControllerOptions(
-            "0",
-            "127.0.0.1:0",
-            false,
+        KubeFixture.controllerOptions(
+            kube,
             base + "/snapshot",
             base + "/policy",
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(30),
-            kube.kubeconfig(),
             policyToken,
             dir.resolve("no-controller-token"),
-            ns,
-            Duration.ofSeconds(15),
-            Duration.ofSeconds(10),
-            Duration.ofSeconds(2));
+            ns);
     runtime =
         new ControllerRuntime(
             options,

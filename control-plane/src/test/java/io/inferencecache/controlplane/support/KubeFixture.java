@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import io.inferencecache.controlplane.controller.ControllerOptions;
 import io.inferencecache.controlplane.controller.ControllerRuntime;
 import io.inferencecache.kubelocal.KubeLocal;
+import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.apis.EventsV1Api;
 import io.kubernetes.client.openapi.models.EventsV1Event;
+import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1DeploymentStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -39,6 +44,54 @@ public final class KubeFixture {
   public static void apply(final KubeLocal kube, final String yaml) {
     final var r = kube.kubectlWithInput(yaml, "apply", "--validate=false", "-f", "-");
     assertThat(r.exitCode()).as("kubectl apply: %s", r.stderr()).isZero();
+  }
+
+  /**
+   * Options of an in-process controller without leader election or metrics listener: polls every
+   * second, pushes every 30 s, Lease timings 15/10/2 s.
+   */
+  public static ControllerOptions controllerOptions(
+      final KubeLocal kube,
+      final String snapshotUrl,
+      final String policyUrl,
+      final Path policyToken,
+      final Path controllerToken,
+      final String leaseNamespace) {
+    return new ControllerOptions(
+        "0",
+        "127.0.0.1:0",
+        false,
+        snapshotUrl,
+        policyUrl,
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(30),
+        kube.kubeconfig(),
+        policyToken,
+        controllerToken,
+        leaseNamespace,
+        Duration.ofSeconds(15),
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(2));
+  }
+
+  /**
+   * Plays the deployment controller (kube-local runs none): Deployment {@code ns/name} reports one
+   * replica, updated, for its current generation, {@code available} of them available.
+   */
+  public static void patchDeploymentStatus(
+      final KubeLocal kube, final String ns, final String name, final int available)
+      throws Exception {
+    final AppsV1Api apps = new AppsV1Api(kube.adminClient());
+    final V1Deployment d = apps.readNamespacedDeployment(name, ns).execute();
+    d.status(
+        new V1DeploymentStatus()
+            .observedGeneration(d.getMetadata().getGeneration())
+            .replicas(1)
+            .updatedReplicas(1)
+            .readyReplicas(available == 0 ? null : available)
+            .availableReplicas(available == 0 ? null : available)
+            .unavailableReplicas(available == 0 ? 1 : null));
+    apps.replaceNamespacedDeploymentStatus(name, ns, d).execute();
   }
 
   /** Runs {@code runtime} on its own thread (stopped by {@link ControllerRuntime#close()}). */

@@ -24,7 +24,6 @@ import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.ReplicaStats;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.models.V1Deployment;
-import io.kubernetes.client.openapi.models.V1DeploymentStatus;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -122,21 +121,13 @@ final class BackendStack {
         });
     probeFront.start();
     final ControllerOptions options =
-        new ControllerOptions(
-            "0",
-            "127.0.0.1:0",
-            false,
+        KubeFixture.controllerOptions(
+            kube,
             server.snapshotUrl("/snapshot"),
             server.snapshotUrl("/policy"),
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(30),
-            kube.kubeconfig(),
             dir.resolve("no-policy-token"),
             token,
-            system,
-            Duration.ofSeconds(15),
-            Duration.ofSeconds(10),
-            Duration.ofSeconds(2));
+            system);
     runtime =
         new ControllerRuntime(
             options,
@@ -250,17 +241,7 @@ final class BackendStack {
   /** Plays the deployment controller: status for the current generation. */
   void patchDeploymentStatus(final String ns, final String name, final int available)
       throws Exception {
-    final AppsV1Api apps = new AppsV1Api(kube.adminClient());
-    final V1Deployment d = apps.readNamespacedDeployment(name, ns).execute();
-    d.status(
-        new V1DeploymentStatus()
-            .observedGeneration(d.getMetadata().getGeneration())
-            .replicas(1)
-            .updatedReplicas(1)
-            .readyReplicas(available == 0 ? null : available)
-            .availableReplicas(available == 0 ? null : available)
-            .unavailableReplicas(available == 0 ? 1 : null));
-    apps.replaceNamespacedDeploymentStatus(name, ns, d).execute();
+    KubeFixture.patchDeploymentStatus(kube, ns, name, available);
   }
 
   /** The count of one probe series ({@code backend, result, stage} as the family orders them). */

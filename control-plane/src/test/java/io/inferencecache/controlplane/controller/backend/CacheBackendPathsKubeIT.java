@@ -74,7 +74,8 @@ class CacheBackendPathsKubeIT {
     }
   }
 
-  private static String external(final String ns, final String name, final String endpoint) {
+  /** A vLLM LMCache backend {@code ns/name} whose spec goes on with {@code rest}. */
+  private static String backend(final String ns, final String name, final String rest) {
     return "apiVersion: "
         + KubeFixture.API
         + "\nkind: CacheBackend\nmetadata: {name: "
@@ -82,8 +83,15 @@ class CacheBackendPathsKubeIT {
         + ", namespace: "
         + ns
         + "}\nspec:\n  runtime: VLLM\n  type: LMCache\n"
-        + "  remoteStorage:\n    provider: Redis\n    ownership: External\n"
-        + (endpoint == null ? "" : "    endpoint: \"" + endpoint + "\"\n");
+        + rest;
+  }
+
+  private static String external(final String ns, final String name, final String endpoint) {
+    return backend(
+        ns,
+        name,
+        "  remoteStorage:\n    provider: Redis\n    ownership: External\n"
+            + (endpoint == null ? "" : "    endpoint: \"" + endpoint + "\"\n"));
   }
 
   @Test
@@ -148,16 +156,10 @@ class CacheBackendPathsKubeIT {
   }
 
   private static String hostOnly(final String ns, final String name, final String domain) {
-    return "apiVersion: "
-        + KubeFixture.API
-        + "\nkind: CacheBackend\nmetadata: {name: "
-        + name
-        + ", namespace: "
-        + ns
-        + "}\nspec:\n  runtime: VLLM\n  type: LMCache\n"
-        + "  engineSelector:\n    matchLabels: {inferencecache.io/cache-domain: "
-        + domain
-        + "}\n";
+    return backend(
+        ns,
+        name,
+        "  engineSelector:\n    matchLabels: {inferencecache.io/cache-domain: " + domain + "}\n");
   }
 
   @Test
