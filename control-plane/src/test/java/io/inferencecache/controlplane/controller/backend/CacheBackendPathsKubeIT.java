@@ -8,10 +8,12 @@ import static io.inferencecache.controlplane.support.KubeFixture.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
 import com.codahale.metrics.Gauge;
 import com.google.gson.JsonObject;
 import io.inferencecache.controlplane.metrics.MetricFamily;
 import io.inferencecache.controlplane.support.KubeFixture;
+import io.inferencecache.controlplane.support.LogCapture;
 import io.inferencecache.kubelocal.KubeLocal;
 import io.inferencecache.kubelocal.KubeLocalTest;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
@@ -97,6 +99,12 @@ class CacheBackendPathsKubeIT {
   @Test
   void externalRedisReplacesTheManagedWorkloadAndItsEndpointIsAcceptedRefusedOrMissing()
       throws Exception {
+    try (LogCapture log = LogCapture.of(CacheBackendReconciler.class)) {
+      externalPath(log);
+    }
+  }
+
+  private void externalPath(final LogCapture log) throws Exception {
     final String ns = kube.newNamespace();
     stack.apply(managed(ns, "ext", ""));
     stack.awaitDeployment(ns, "ext");
@@ -153,6 +161,10 @@ class CacheBackendPathsKubeIT {
           assertCondition(cb, "RemoteStorageReady", "False", "ExternalEndpointMissing");
           assertThat(stack.hasEvent(ns, "ExternalEndpointMissing", "Warning")).isTrue();
         });
+    // Removing the Managed Service is one DELETE the reconciler must read as done, whatever the
+    // API server answers with (1.20 answers a Status): no reconcile of this backend failed.
+    assertThat(log.messages(Level.ERROR)).noneMatch(m -> m.contains(ns));
+    assertThat(log.messages(Level.WARN)).noneMatch(m -> m.contains(ns));
   }
 
   private static String hostOnly(final String ns, final String name, final String domain) {
@@ -190,6 +202,17 @@ class CacheBackendPathsKubeIT {
           assertThat(
                   status(cb).getAsJsonObject("indexParticipation").get("prefixCount").getAsLong())
               .isEqualTo(2);
+        });
+    // Tier-2 counters reach a host-only backend's status, but T2Degraded is the Managed path's.
+    stack.reportT2(ns, "host-0", 0, 8);
+    awaitCb(
+        ns,
+        "host",
+        cb -> {
+          assertThat(
+                  status(cb).getAsJsonObject("indexParticipation").get("t2HitRate").getAsString())
+              .isEqualTo("0");
+          assertNoCondition(cb, "T2Degraded");
         });
 
     final String optedOut =
