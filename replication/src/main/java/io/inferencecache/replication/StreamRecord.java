@@ -4,10 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /**
- * The wire format of one stream message. Subject: {@code <stream>.<id>}, one per engine replica,
- * where {@code id} is the unpadded base64url of {@code tenant \n model \n replica} (UTF-8), so any
- * id is a single valid subject token and the stream keeps each replica's messages in order. Header
- * {@value #KIND_HEADER} says what the body (a protobuf message) is:
+ * The wire format of one stream message. Subject: one per engine replica ({@link #subject}), so the
+ * stream keeps each replica's messages in order. Header {@value #KIND_HEADER} says what the body (a
+ * protobuf message) is:
  *
  * <ul>
  *   <li>{@link Kind#UPDATE}: a {@code CacheStateUpdate}, applied as a ReportCacheState message;
@@ -55,14 +54,20 @@ public final class StreamRecord {
 
   private StreamRecord() {}
 
-  /** The subject of one engine replica's messages. */
+  /**
+   * The subject of one engine replica's messages: {@code <stream>.t<tenant>.m<model>.r<replica>},
+   * each id as unpadded base64url of its UTF-8 bytes behind a one-letter tag (so an empty tenant is
+   * still a token). A replica group can filter one (tenant, model) with {@code
+   * <stream>.t<tenant>.m<model>.*}.
+   */
   public static String subject(
       final String stream, final String tenant, final String model, final String replica) {
-    final String id = tenant + '\n' + model + '\n' + replica;
-    return stream
-        + '.'
-        + Base64.getUrlEncoder()
-            .withoutPadding()
-            .encodeToString(id.getBytes(StandardCharsets.UTF_8));
+    return stream + ".t" + b64(tenant) + ".m" + b64(model) + ".r" + b64(replica);
+  }
+
+  private static String b64(final String id) {
+    return Base64.getUrlEncoder()
+        .withoutPadding()
+        .encodeToString(id.getBytes(StandardCharsets.UTF_8));
   }
 }

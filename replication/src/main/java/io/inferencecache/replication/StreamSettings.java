@@ -8,7 +8,8 @@ import java.util.regex.Pattern;
  * Where the replication stream lives: the broker URL(s), the stream name (its subjects are {@code
  * <stream>.>}) and how long one publish may wait for the broker's acknowledgement.
  *
- * @param natsUrl comma-separated {@code nats://host:port} URLs; empty = replication off
+ * @param natsUrl comma-separated {@code nats://host:port} URLs ({@code tls://} for TLS); empty =
+ *     replication off
  * @param stream stream name, letters, digits, {@code -} and {@code _} only (it is also the subject
  *     prefix)
  * @param publishTimeout bound of one publish (positive)
@@ -35,17 +36,12 @@ public record StreamSettings(String natsUrl, String stream, Duration publishTime
 
   /**
    * What is wrong with these settings, or {@code null}: a stream name outside {@code
-   * [A-Za-z0-9_-]{1,64}}, a URL that is not {@code nats://}, a non-positive timeout.
+   * [A-Za-z0-9_-]{1,64}}, a non-positive timeout. URLs are the client's to check when it connects
+   * ({@code host:port} without a scheme means {@code nats://}).
    */
   public String problem() {
     if (!STREAM_NAME.matcher(stream).matches()) {
       return "stream name \"" + stream + "\" must be 1-64 of A-Z a-z 0-9 - _";
-    }
-    for (String url : natsUrl.split(",")) {
-      final String u = url.trim();
-      if (!u.isEmpty() && !u.startsWith("nats://") && !u.startsWith("tls://")) {
-        return "NATS URL \"" + u + "\" must start with nats:// or tls://";
-      }
     }
     if (publishTimeout.isZero() || publishTimeout.isNegative()) {
       return "publish timeout must be positive, got " + publishTimeout;

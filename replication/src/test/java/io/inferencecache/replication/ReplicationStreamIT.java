@@ -158,7 +158,8 @@ class ReplicationStreamIT {
     assertThat(StreamRecord.subject("s", "team.a", "llama-3.1 8b/x", "pod-0"))
         .startsWith("s.")
         .doesNotContain(" ")
-        .matches("s\\.[A-Za-z0-9_-]+");
+        .matches("s\\.t[A-Za-z0-9_-]+\\.m[A-Za-z0-9_-]+\\.r[A-Za-z0-9_-]+");
+    assertThat(StreamRecord.subject("s", "", "m", "r")).startsWith("s.t.m");
     assertThat(StreamRecord.subject("s", "", "m", "r1"))
         .isNotEqualTo(StreamRecord.subject("s", "", "m", "r2"));
     final Connection c = Nats.connect(nats.url());
@@ -172,8 +173,6 @@ class ReplicationStreamIT {
   @Test
   void settingsNameWhatIsWrong() {
     assertThat(new StreamSettings("", "a.b", Duration.ofSeconds(1)).problem()).contains("a.b");
-    assertThat(new StreamSettings("http://x:1", "ok", Duration.ofSeconds(1)).problem())
-        .contains("http://x:1");
     assertThat(new StreamSettings("nats://x:1", "ok", Duration.ZERO).problem())
         .contains("positive");
     assertThat(new StreamSettings("nats://x:1,nats://y:2", "ok", Duration.ofSeconds(1)).problem())
