@@ -157,6 +157,11 @@ public final class StreamReader implements AutoCloseable {
     return caughtUp;
   }
 
+  /** Whether the consumer exists (messages published from now on reach this reader). */
+  public boolean reading() {
+    return consumer != null;
+  }
+
   /** The last stream sequence handed to the handler by this reader (0: none yet). */
   public long lastSequence() {
     return lastSequence;
