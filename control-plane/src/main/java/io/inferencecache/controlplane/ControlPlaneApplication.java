@@ -16,6 +16,7 @@ import io.inferencecache.controlplane.core.GrpcLifecycleFactory;
 import io.inferencecache.controlplane.core.GrpcManaged;
 import io.inferencecache.controlplane.core.IndexLifecycle;
 import io.inferencecache.controlplane.core.Readiness;
+import io.inferencecache.controlplane.core.ReplicationLifecycle;
 import io.inferencecache.controlplane.core.ServerEvents;
 import io.inferencecache.controlplane.health.ReadinessHealthCheck;
 import io.inferencecache.controlplane.metrics.AuthMetrics;
@@ -111,6 +112,10 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
                 .toIndexConfig(
                     io.inferencecache.engine.IndexListeners.compose(indexMetrics, changeFeed)));
     indexMetrics.totals(() -> index.isReady() ? index.get() : null);
+    final ReplicationLifecycle replication =
+        config.getReplication().enabled()
+            ? new ReplicationLifecycle(config.getReplication(), index, changeFeed)
+            : null;
     final BindAddress grpcAddress =
         BindAddress.parse(GrpcServerConfig.BIND_ADDRESS_FLAG, config.getListeners().getGrpc());
     final GrpcManaged grpc =
@@ -124,10 +129,26 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
                     config.getTls(),
                     config.getGrpc(),
                     config.getEngine(),
-                    changeFeed),
+                    changeFeed,
+                    replication != null ? replication.forwarder() : null),
             serverMetrics);
     environment.lifecycle().manage(index);
+    if (replication != null) {
+      replication.rules(() -> grpc.withServer(GrpcLifecycle::ingestRules, null));
+      environment.lifecycle().manage(replication);
+    }
     environment.lifecycle().manage(grpc);
+    if (replication != null) {
+      environment.lifecycle().manage(replication.reader());
+      serverMetrics.replication(
+          () -> replication.connected() ? 1 : 0,
+          () -> index.isReady() ? index.get().appliedSequence() : 0,
+          () -> replication.ingest() == null ? 0 : replication.ingest().applied(),
+          () -> replication.ingest() == null ? 0 : replication.ingest().unreadable(),
+          () -> replication.ingest() == null ? 0 : replication.ingest().lastLagMillis(),
+          () -> replication.forwarding() == null ? 0 : replication.forwarding().forwarded(),
+          () -> replication.forwarding() == null ? 0 : replication.forwarding().appliedLocally());
+    }
     serverMetrics.grpcConnections(
         () -> grpc.withServer(GrpcLifecycle::openConnections, 0L),
         () -> grpc.withServer(GrpcLifecycle::refusedConnections, 0L));
@@ -137,7 +158,10 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
         r -> grpc.withServer(s -> s.ingestUpdatesDropped(r), 0L));
     serverMetrics.ingested(w -> grpc.withServer(s -> s.ingested(w), 0L));
 
-    final Readiness readiness = new Readiness(index::isReady, grpc::serving);
+    final Readiness readiness =
+        replication != null
+            ? new Readiness(index::isReady, grpc::serving, replication::caughtUp)
+            : new Readiness(index::isReady, grpc::serving);
     final ServerEvents events = new ServerEvents(readiness, serverMetrics, grpcAddress.toString());
     environment.lifecycle().addServerLifecycleListener(events::serverStarted);
     environment.lifecycle().addEventListener(events);

@@ -18,6 +18,7 @@ import io.inferencecache.controlplane.config.IndexSettings;
 import io.inferencecache.controlplane.config.KubernetesSettings;
 import io.inferencecache.controlplane.config.ListenerSettings;
 import io.inferencecache.controlplane.config.LogSettings;
+import io.inferencecache.controlplane.config.ReplicationSettings;
 import io.inferencecache.controlplane.config.TlsSettings;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -42,6 +43,7 @@ public final class ControlPlaneConfiguration extends Configuration {
   @Valid @NotNull private GrpcSettings grpc = new GrpcSettings();
   @Valid @NotNull private KubernetesSettings kubernetes = new KubernetesSettings();
   @Valid @NotNull private FeedSettings feeds = new FeedSettings();
+  @Valid @NotNull private ReplicationSettings replication = new ReplicationSettings();
 
   public ControlPlaneConfiguration() {
     setServerFactory(defaultServerFactory());
@@ -148,6 +150,16 @@ public final class ControlPlaneConfiguration extends Configuration {
   @JsonProperty
   public void setFeeds(final FeedSettings v) {
     this.feeds = v;
+  }
+
+  @JsonProperty
+  public ReplicationSettings getReplication() {
+    return replication;
+  }
+
+  @JsonProperty
+  public void setReplication(final ReplicationSettings v) {
+    this.replication = v;
   }
 
   @JsonProperty

@@ -89,6 +89,8 @@ public final class CacheIndex implements AutoCloseable {
   private CounterArena arena;
 
   private final ReentrantLock writeLock = new ReentrantLock();
+  private final io.inferencecache.engine.internal.AppliedSequence appliedSequence =
+      new io.inferencecache.engine.internal.AppliedSequence();
   private final KeyBuffer wkey = new KeyBuffer();
   private final HolderBuffer removed = new HolderBuffer(64);
   private final IntHashSet dirtyModels = new IntHashSet();
@@ -226,6 +228,7 @@ public final class CacheIndex implements AutoCloseable {
       throw new IOException("index file is of another layout version");
     }
     rebuildFromStorage();
+    appliedSequence.load(main);
   }
 
   private void writeHeader() {
@@ -769,6 +772,15 @@ public final class CacheIndex implements AutoCloseable {
    * malformed chains and oversize hashes are skipped (and counted).
    */
   public void ingest(final IngestUpdate u) {
+    ingest(u, 0);
+  }
+
+  /**
+   * As {@link #ingest(IngestUpdate)}, then records {@code streamSequence} (when positive) as the
+   * last applied replication-stream sequence, in the same critical section (see {@link
+   * #appliedSequence()}).
+   */
+  public void ingest(final IngestUpdate u, final long streamSequence) {
     writeLock.lock();
     try {
       ensureOpen();
@@ -808,9 +820,38 @@ public final class CacheIndex implements AutoCloseable {
       }
       enforceCap();
       flushModelGauges();
+      recordSequence(streamSequence);
     } finally {
       writeLock.unlock();
     }
+  }
+
+  private void recordSequence(final long streamSequence) {
+    if (streamSequence > 0) {
+      appliedSequence.record(file != null ? main : null, streamSequence);
+    }
+  }
+
+  /**
+   * Records {@code streamSequence} as applied without changing any entry (a stream message whose
+   * content was dropped). Takes the writer lock.
+   */
+  public void skipSequence(final long streamSequence) {
+    writeLock.lock();
+    try {
+      ensureOpen();
+      recordSequence(streamSequence);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * The last replication-stream sequence applied (0: none), persisted with the data of a persisted
+   * index and reopened with it. Any thread.
+   */
+  public long appliedSequence() {
+    return appliedSequence.get();
   }
 
   private static float finite(final float f) {
@@ -903,6 +944,14 @@ public final class CacheIndex implements AutoCloseable {
 
   /** Applies one event (docs/behaviour.md#events). Unknown types are ignored. */
   public void applyEvent(final IndexEvent e) {
+    applyEvent(e, 0);
+  }
+
+  /**
+   * As {@link #applyEvent(IndexEvent)}, then records {@code streamSequence} (when positive) in the
+   * same critical section (see {@link #appliedSequence()}).
+   */
+  public void applyEvent(final IndexEvent e, final long streamSequence) {
     writeLock.lock();
     try {
       ensureOpen();
@@ -917,6 +966,7 @@ public final class CacheIndex implements AutoCloseable {
         }
       }
       flushModelGauges();
+      recordSequence(streamSequence);
     } finally {
       writeLock.unlock();
     }

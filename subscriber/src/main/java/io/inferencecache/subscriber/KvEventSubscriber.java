@@ -5,6 +5,7 @@ import io.inferencecache.subscriber.decode.StatsScraper;
 import io.inferencecache.subscriber.report.Reporter;
 import io.inferencecache.subscriber.report.StatsReporter;
 import io.inferencecache.subscriber.sink.GrpcUpdateSink;
+import io.inferencecache.subscriber.sink.JetStreamUpdateSink;
 import io.inferencecache.subscriber.sink.UpdateSink;
 import io.inferencecache.subscriber.source.ReceivedBatch;
 import io.inferencecache.subscriber.source.ZmqEventSource;
@@ -40,11 +41,17 @@ public final class KvEventSubscriber implements AutoCloseable {
 
   /**
    * Wires the sidecar to the server of {@code config} through a {@link GrpcUpdateSink} (plaintext,
-   * lazy connect, buffer bounds from the config), with an HTTP metrics fetcher and the system
-   * clock.
+   * lazy connect, buffer bounds from the config), or, with {@code --replication-nats-url}, to the
+   * replication stream through a {@link JetStreamUpdateSink}; with an HTTP metrics fetcher and the
+   * system clock.
    */
   public KvEventSubscriber(final SubscriberConfig config) {
-    this(config, GrpcUpdateSink.builder(config).build(), true);
+    this(
+        config,
+        config.replicationEnabled()
+            ? JetStreamUpdateSink.connect(config)
+            : GrpcUpdateSink.builder(config).build(),
+        true);
   }
 
   /** Wires the sidecar to {@code sink}, which the caller keeps owning (tests, embedding). */

@@ -134,6 +134,26 @@ public final class SubscribeCommand implements Callable<Integer> {
       description = "lora_id → adapter name; events of unmapped adapters are dropped.")
   String loraAdapterNames = "";
 
+  @Option(
+      names = "--replication-nats-url",
+      paramLabel = "URL",
+      description =
+          "nats://host:port[,...]: publish to the JetStream replication stream instead of --server;"
+              + " empty = off.")
+  String replicationNatsUrl = "";
+
+  @Option(
+      names = "--replication-stream",
+      paramLabel = "NAME",
+      description = "Replication stream name, also the subject prefix (default ${DEFAULT-VALUE}).")
+  String replicationStream = SubscriberConfig.REPLICATION_STREAM_DEFAULT;
+
+  @Option(
+      names = "--replication-publish-timeout",
+      paramLabel = "DURATION",
+      description = "Bound of one publish to the stream, Go duration (default 2s).")
+  String replicationPublishTimeout = "2s";
+
   @Override
   public Integer call() throws Exception {
     final SubscriberConfig config;
@@ -158,6 +178,9 @@ public final class SubscribeCommand implements Callable<Integer> {
               .engineModelName(engineModelName)
               .ignoreBlockRemoved(ignoreBlockRemoved)
               .loraAdapterNames(loraAdapterNames)
+              .replicationNatsUrl(replicationNatsUrl)
+              .replicationStream(replicationStream)
+              .replicationPublishTimeout(replicationPublishTimeout)
               .build();
     } catch (InvalidConfigException e) {
       throw new StartupException(StartupException.USAGE, "subscribe: " + e.getMessage(), e);

@@ -17,6 +17,7 @@ import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
  * @param grpc limits and drain timeout
  * @param engine block size and tokenizer directory for token_ids / prompt_text lookups
  * @param feed the StreamCacheEvents / StreamMetrics feed (an index listener, registered already)
+ * @param forwarder where ReportCacheState / PublishEvent go first (replication on), or null
  */
 public record GrpcContext(
     CacheIndex index,
@@ -25,4 +26,5 @@ public record GrpcContext(
     TlsSettings tls,
     GrpcSettings grpc,
     EngineSettings engine,
-    io.inferencecache.service.feeds.IndexChangeFeed feed) {}
+    io.inferencecache.service.feeds.IndexChangeFeed feed,
+    io.inferencecache.service.grpc.IngestForwarder forwarder) {}

@@ -24,6 +24,11 @@ public interface GrpcLifecycle {
   /** Whether the listener serves TLS (feeds {@code inferencecache_server_grpc_tls_enabled}). */
   boolean tlsEnabled();
 
+  /** The service's ingest rules (shared with the replication reader), or null. */
+  default IngestRules ingestRules() {
+    return null;
+  }
+
   /** Open client connections (feeds {@code inferencecache_grpc_connections}). */
   default long openConnections() {
     return 0;

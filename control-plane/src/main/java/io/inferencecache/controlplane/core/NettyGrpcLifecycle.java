@@ -43,6 +43,9 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
         new LookupRouteHandler(
             index, tokenizer, context.engine().getBlockSize(), metrics, System::nanoTime);
     service = new InferenceCacheService(index, handler, metrics, System::nanoTime, context.feed());
+    if (context.forwarder() != null) {
+      service.forwardIngest(context.forwarder());
+    }
     final GrpcServerConfig cfg =
         context
             .grpc()
@@ -137,6 +140,12 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
   public long ingested(final IngestRules.Ingested what) {
     final InferenceCacheService s = service;
     return s == null ? 0 : s.ingestRules().ingested(what);
+  }
+
+  @Override
+  public IngestRules ingestRules() {
+    final InferenceCacheService s = service;
+    return s == null ? null : s.ingestRules();
   }
 
   @Override

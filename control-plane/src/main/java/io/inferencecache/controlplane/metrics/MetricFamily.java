@@ -104,6 +104,37 @@ public enum MetricFamily {
       "inferencecache_index_dropped_full",
       Collector.Type.COUNTER,
       "Entries dropped at ingest because no room could be made in the index."),
+  REPLICATION_CONNECTED(
+      "inferencecache_replication_connected",
+      Collector.Type.GAUGE,
+      "1 while the replication stream's broker is connected, 0 while not (replication on only)."),
+  REPLICATION_APPLIED_SEQUENCE(
+      "inferencecache_replication_applied_sequence",
+      Collector.Type.GAUGE,
+      "Last replication-stream sequence applied to the index (persisted with it)."),
+  REPLICATION_MESSAGES_APPLIED(
+      "inferencecache_replication_messages_applied",
+      Collector.Type.COUNTER,
+      "Replication-stream messages applied to the index (content the ingest rules dropped"
+          + " included)."),
+  REPLICATION_MESSAGES_UNREADABLE(
+      "inferencecache_replication_messages_unreadable",
+      Collector.Type.COUNTER,
+      "Replication-stream messages skipped because their kind or body could not be read."),
+  REPLICATION_LAG(
+      "inferencecache_replication_lag_milliseconds",
+      Collector.Type.GAUGE,
+      "Broker store time to applied, of the last applied replication-stream message."),
+  REPLICATION_FORWARDED(
+      "inferencecache_replication_forwarded",
+      Collector.Type.COUNTER,
+      "ReportCacheState updates and PublishEvent events sent to this server and forwarded to the"
+          + " stream."),
+  REPLICATION_APPLIED_LOCALLY(
+      "inferencecache_replication_applied_locally",
+      Collector.Type.COUNTER,
+      "ReportCacheState updates and PublishEvent events applied to this server only because the"
+          + " broker did not acknowledge them."),
   // The controller's families (controller command; never registered by the server).
   BACKEND_PROBE_RESULT(
       "inferencecache_backend_probe_result",

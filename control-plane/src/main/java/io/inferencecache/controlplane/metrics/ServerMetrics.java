@@ -89,6 +89,31 @@ public final class ServerMetrics {
     register(MetricFamily.INGEST_EVENTS, counts, IngestRules.Ingested.EVENTS);
   }
 
+  /**
+   * Exports the {@code inferencecache_replication_*} series (replication on only), read from the
+   * suppliers at each scrape.
+   */
+  public void replication(
+      final LongSupplier connected,
+      final LongSupplier appliedSequence,
+      final LongSupplier applied,
+      final LongSupplier unreadable,
+      final LongSupplier lagMillis,
+      final LongSupplier forwarded,
+      final LongSupplier appliedLocally) {
+    gauge(MetricFamily.REPLICATION_CONNECTED, connected);
+    gauge(MetricFamily.REPLICATION_APPLIED_SEQUENCE, appliedSequence);
+    gauge(MetricFamily.REPLICATION_MESSAGES_APPLIED, applied);
+    gauge(MetricFamily.REPLICATION_MESSAGES_UNREADABLE, unreadable);
+    gauge(MetricFamily.REPLICATION_LAG, lagMillis);
+    gauge(MetricFamily.REPLICATION_FORWARDED, forwarded);
+    gauge(MetricFamily.REPLICATION_APPLIED_LOCALLY, appliedLocally);
+  }
+
+  private void gauge(final MetricFamily family, final LongSupplier value) {
+    registry.gauge(family.registryName(), () -> (Gauge<Long>) value::getAsLong);
+  }
+
   private void register(
       final MetricFamily family,
       final ToLongFunction<IngestRules.Ingested> counts,

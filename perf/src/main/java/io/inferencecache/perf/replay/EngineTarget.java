@@ -25,13 +25,15 @@ final class EngineTarget implements RouteTarget {
   private final LookupResult result = new LookupResult();
   private final byte[] hash = new byte[8];
   private final int[] engineIds;
-  private long[] pendingKey = new long[1024];
-  private int[] pendingRep = new int[1024];
-  private int pending;
+  private final EvictionQueue pending = new EvictionQueue();
 
   EngineTarget(final IndexConfig config, final ReplayNames names) {
-    this.index = CacheIndex.open(config);
-    this.index.start();
+    this(started(CacheIndex.open(config)), names);
+  }
+
+  /** Lookups (and direct reports) on an index the caller opened and started. */
+  EngineTarget(final CacheIndex index, final ReplayNames names) {
+    this.index = index;
     this.names = names;
     int max = 0;
     final int[] ids = new int[names.replicas.length];
@@ -45,6 +47,11 @@ final class EngineTarget implements RouteTarget {
       toReplica[ids[r]] = r;
     }
     this.engineIds = ids;
+  }
+
+  private static CacheIndex started(final CacheIndex index) {
+    index.start();
+    return index;
   }
 
   CacheIndex index() {
@@ -95,29 +102,23 @@ final class EngineTarget implements RouteTarget {
 
   @Override
   public void evict(final int replica, final long key) {
-    if (pending == pendingKey.length) {
-      pendingKey = Arrays.copyOf(pendingKey, pending * 2);
-      pendingRep = Arrays.copyOf(pendingRep, pending * 2);
-    }
-    pendingKey[pending] = key;
-    pendingRep[pending] = replica;
-    pending++;
+    pending.add(replica, key);
   }
 
   @Override
   public void sync() {
-    for (int i = 0; i < pending; i++) {
+    for (int i = 0; i < pending.size(); i++) {
       index.applyEvent(
           new IndexEvent(
               IndexEvent.Type.PREFIX_EVICTED,
-              names.replicas[pendingRep[i]],
+              names.replicas[pending.replica(i)],
               names.model,
               ReplayNames.TENANT,
-              ReplayTrace.hashOf(pendingKey[i]),
+              ReplayTrace.hashOf(pending.key(i)),
               0,
               ""));
     }
-    pending = 0;
+    pending.clear();
   }
 
   /** Engine id of replica {@code r} (for tests). */

@@ -172,21 +172,26 @@ final class GrpcTarget implements RouteTarget {
     }
   }
 
-  @Override
-  public void report(final int replica, final long[] chain) {
+  /** The ReportCacheState update of {@code chain} stored on {@code replica} (hashes wrapped). */
+  static CacheStateUpdate chainUpdate(
+      final ReplayNames names, final int replica, final long[] chain) {
     final PrefixEntry.Builder e = PrefixEntry.newBuilder();
     for (long k : chain) {
       e.addBlockHashes(UnsafeByteOperations.unsafeWrap(ReplayTrace.hashOf(k)));
       e.addBlockTokenCounts(ReplayTrace.TOKENS_PER_BLOCK);
     }
-    final CacheStateUpdate u =
-        CacheStateUpdate.newBuilder()
-            .setReplicaId(names.replicas[replica])
-            .setModelId(names.model)
-            .setTenantId(ReplayNames.TENANT)
-            .setHashScheme(ReplayNames.SCHEME)
-            .addPrefixes(e)
-            .build();
+    return CacheStateUpdate.newBuilder()
+        .setReplicaId(names.replicas[replica])
+        .setModelId(names.model)
+        .setTenantId(ReplayNames.TENANT)
+        .setHashScheme(ReplayNames.SCHEME)
+        .addPrefixes(e)
+        .build();
+  }
+
+  @Override
+  public void report(final int replica, final long[] chain) {
+    final CacheStateUpdate u = chainUpdate(names, replica, chain);
     send(u);
   }
 

@@ -25,6 +25,11 @@ public final class ReplayOptions {
   String mode = "grpc";
 
   String target;
+
+  /** {@code replicated}: the broker and the number of in-process server replicas. */
+  String natsUrl = "nats://127.0.0.1:4222";
+
+  int serverReplicas = 1;
   int replicas = 16;
   int capacity = 8192;
   int duplication = 1;
@@ -74,6 +79,8 @@ public final class ReplayOptions {
           case "--trace" -> o.trace = v;
           case "--mode" -> o.mode = checkMode(v);
           case "--target" -> o.target = v;
+          case "--nats-url" -> o.natsUrl = v;
+          case "--server-replicas" -> o.serverReplicas = positive(a, Integer.parseInt(v));
           case "--replicas" -> o.replicas = positive(a, Integer.parseInt(v));
           case "--capacity" -> o.capacity = positive(a, Integer.parseInt(v));
           case "--duplication" -> o.duplication = positive(a, Integer.parseInt(v));
@@ -102,15 +109,15 @@ public final class ReplayOptions {
     if (o.speedup < 0) {
       throw new UsageException("--speedup must be >= 0 (0 = as fast as possible)");
     }
-    if (o.target != null && o.mode.equals("engine")) {
+    if (o.target != null && !o.mode.equals("grpc")) {
       throw new UsageException("--target needs --mode grpc");
     }
     return o;
   }
 
   private static String checkMode(final String v) {
-    if (!v.equals("grpc") && !v.equals("engine")) {
-      throw new UsageException("--mode must be grpc or engine, not " + v);
+    if (!v.equals("grpc") && !v.equals("engine") && !v.equals("replicated")) {
+      throw new UsageException("--mode must be grpc, engine or replicated, not " + v);
     }
     return v;
   }
@@ -130,6 +137,16 @@ public final class ReplayOptions {
 
   public ReplayOptions mode(final String v) {
     mode = checkMode(v);
+    return this;
+  }
+
+  public ReplayOptions natsUrl(final String v) {
+    natsUrl = v;
+    return this;
+  }
+
+  public ReplayOptions serverReplicas(final int v) {
+    serverReplicas = positive("--server-replicas", v);
     return this;
   }
 
@@ -184,6 +201,11 @@ public final class ReplayOptions {
         "  --mode grpc|engine        grpc: the real server over loopback (default);"
             + " engine: CacheIndex calls, no gRPC");
     u.add("  --target HOST:PORT        grpc: a running server instead of one started in this JVM");
+    u.add(
+        "  --mode replicated         reports and evictions published to a JetStream stream, read"
+            + " by --server-replicas in-process indexes; lookups round-robin over them");
+    u.add("  --nats-url URL            replicated: the broker (default nats://127.0.0.1:4222)");
+    u.add("  --server-replicas N       replicated: in-process server replicas (default 1)");
     u.add("  --replicas N              simulated replicas per trace copy (default 16)");
     u.add(
         "  --capacity BLOCKS         prefix-cache capacity per replica, 512-token blocks"

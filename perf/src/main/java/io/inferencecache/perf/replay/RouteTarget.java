@@ -86,6 +86,11 @@ interface RouteTarget extends AutoCloseable {
   /** Starts {@link #serverLatency} afresh (at the end of the warm-up). */
   default void resetServerLatency() {}
 
+  /** Figures of the target's own (replication lag, digests), or null. Called after the run. */
+  default java.util.Map<String, Object> figures() {
+    return null;
+  }
+
   /** Where the calls go, for the report. */
   String describe();
 

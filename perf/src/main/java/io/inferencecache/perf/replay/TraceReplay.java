@@ -252,6 +252,10 @@ public final class TraceReplay {
       r.put("date", Instant.now().toString());
       r.put("mode", o.mode);
       r.put("target", target.describe());
+      final Map<String, Object> extra = target.figures();
+      if (extra != null) {
+        r.put("replication", extra);
+      }
       r.put("trace", trace.path().getFileName().toString());
       r.put("traceRequests", trace.requests());
       r.put("duplication", d);
@@ -360,6 +364,9 @@ public final class TraceReplay {
       final ReplayOptions o, final IndexConfig config, final ReplayNames names) throws Exception {
     if (o.mode.equals("engine")) {
       return new EngineTarget(config, names);
+    }
+    if (o.mode.equals("replicated")) {
+      return new ReplicatedTarget(config, names, o.natsUrl, o.serverReplicas);
     }
     return o.target == null
         ? GrpcTarget.inProcess(config, names)

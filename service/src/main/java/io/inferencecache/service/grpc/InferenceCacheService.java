@@ -50,6 +50,7 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   private final DeadlineWatchdog.Pool<ProtoCall> protoCalls;
   private final StreamingFeeds feeds;
   private final IngestRules ingestRules;
+  private volatile IngestForwarder forwarder;
 
   public InferenceCacheService(
       final CacheIndex index,
@@ -104,6 +105,14 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   /** Live pooled calls of the protobuf path (for tests). */
   int protoTrackedCalls() {
     return protoCalls.tracked();
+  }
+
+  /**
+   * Sends ReportCacheState and PublishEvent content to {@code forwarder} first; what it does not
+   * take is applied here as without one. Set before the server starts.
+   */
+  public void forwardIngest(final IngestForwarder forwarder) {
+    this.forwarder = forwarder;
   }
 
   /** What ReportCacheState drops, and its counters. */
@@ -321,6 +330,10 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
           out.onError(Status.INVALID_ARGUMENT.withDescription(m.error()).asRuntimeException());
           return;
         }
+        final IngestForwarder f = forwarder;
+        if (f != null && f.forwardUpdate(m.update())) {
+          return;
+        }
         final io.inferencecache.engine.IngestUpdate admitted = ingestRules.admit(m.update());
         if (admitted == null) {
           return;
@@ -348,6 +361,12 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
 
   @Override
   public void publishEvent(final CacheEvent request, final StreamObserver<Ack> out) {
+    final IngestForwarder f = forwarder;
+    if (f != null && f.forwardEvent(request)) {
+      out.onNext(Ack.newBuilder().setAccepted(true).build());
+      out.onCompleted();
+      return;
+    }
     if (ingestRules.admitEvent(request)) {
       index.applyEvent(IngestMapper.toEvent(request));
       if (feeds != null) {

@@ -1,5 +1,6 @@
 package io.inferencecache.subscriber.config;
 
+import io.inferencecache.replication.StreamSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -42,6 +43,11 @@ import java.util.Map;
  *   <tr><td>--cache-tier</td><td>auto</td><td>auto | kv | gpu | cpu</td></tr>
  *   <tr><td>--engine-model-name</td><td>""</td><td>model_name label filter; empty = none</td></tr>
  *   <tr><td>--ignore-block-removed</td><td>false</td><td>declares an L2 offload tier</td></tr>
+ *   <tr><td>--replication-nats-url</td><td>""</td><td>{@code nats://host:port[,...]}: publish to
+ *       the JetStream replication stream instead of {@code --server}; empty = off</td></tr>
+ *   <tr><td>--replication-stream</td><td>{@value #REPLICATION_STREAM_DEFAULT}</td>
+ *       <td>stream name (also the subject prefix), {@code [A-Za-z0-9_-]{1,64}}</td></tr>
+ *   <tr><td>--replication-publish-timeout</td><td>2s</td><td>&gt; 0</td></tr>
  *   <tr><td>--lora-adapter-names</td><td>""</td>
  *       <td>{@code id=name,...}: int64 ids, non-empty names, no duplicate id; blank entries
  *       skipped</td></tr>
@@ -80,6 +86,9 @@ public final class SubscriberConfig {
   /** Default {@code --max-concurrency-ceiling}. */
   public static final int MAX_CONCURRENCY_CEILING_DEFAULT = 256;
 
+  /** Default {@code --replication-stream}. */
+  public static final String REPLICATION_STREAM_DEFAULT = StreamSettings.STREAM_DEFAULT;
+
   /** Capacity of the source → reporter queue (upstream's channel of 256). */
   public static final int QUEUE_CAPACITY = 256;
 
@@ -102,8 +111,14 @@ public final class SubscriberConfig {
   private final boolean ignoreBlockRemoved;
   private final String loraAdapterNamesFlag;
   private final Map<Long, String> loraAdapterNames;
+  private final StreamSettings replication;
 
-  private SubscriberConfig(final Builder b, final CacheTier tier, final Map<Long, String> names) {
+  private SubscriberConfig(
+      final Builder b,
+      final CacheTier tier,
+      final Map<Long, String> names,
+      final StreamSettings replication) {
+    this.replication = replication;
     this.engineEndpoint = b.engineEndpoint;
     this.topic = b.topic;
     this.server = b.server;
@@ -226,6 +241,16 @@ public final class SubscriberConfig {
   }
 
   /** Whether the stats path runs. */
+  public StreamSettings replication() {
+    return replication;
+  }
+
+  /** Whether updates go to the replication stream ({@code --replication-nats-url} set). */
+  public boolean replicationEnabled() {
+    return replication.enabled();
+  }
+
+  /** Whether the stats path is on. */
   public boolean statsEnabled() {
     return !engineMetricsUrl.isEmpty();
   }
@@ -309,6 +334,8 @@ public final class SubscriberConfig {
         + ignoreBlockRemoved
         + ", loraAdapterNames="
         + loraAdapterNames
+        + ", replication="
+        + replication
         + '}';
   }
 
@@ -332,8 +359,35 @@ public final class SubscriberConfig {
     private String engineModelName = "";
     private boolean ignoreBlockRemoved;
     private String loraAdapterNames = "";
+    private String replicationNatsUrl = "";
+    private String replicationStream = REPLICATION_STREAM_DEFAULT;
+    private Duration replicationPublishTimeout = StreamSettings.PUBLISH_TIMEOUT_DEFAULT;
 
     private Builder() {}
+
+    /** {@code --replication-nats-url}. */
+    public Builder replicationNatsUrl(final String v) {
+      replicationNatsUrl = v;
+      return this;
+    }
+
+    /** {@code --replication-stream}. */
+    public Builder replicationStream(final String v) {
+      replicationStream = v;
+      return this;
+    }
+
+    /** {@code --replication-publish-timeout}. */
+    public Builder replicationPublishTimeout(final Duration v) {
+      replicationPublishTimeout = v;
+      return this;
+    }
+
+    /** {@code --replication-publish-timeout}, Go duration syntax. */
+    public Builder replicationPublishTimeout(final String v) {
+      replicationPublishTimeout = goDuration("--replication-publish-timeout", v);
+      return this;
+    }
 
     /** {@code --engine-endpoint}. */
     public Builder engineEndpoint(final String v) {
@@ -530,10 +584,24 @@ public final class SubscriberConfig {
       } catch (final InvalidConfigException e) {
         problems.add(e.getMessage());
       }
+      StreamSettings replication = null;
+      if (replicationNatsUrl == null || replicationStream == null) {
+        problems.add("--replication-nats-url, --replication-stream: must not be null");
+      } else if (replicationPublishTimeout == null) {
+        problems.add("--replication-publish-timeout: must be positive, got null");
+      } else {
+        replication =
+            new StreamSettings(
+                replicationNatsUrl.trim(), replicationStream, replicationPublishTimeout);
+        final String problem = replication.problem();
+        if (problem != null) {
+          problems.add("--replication-*: " + problem);
+        }
+      }
       if (!problems.isEmpty()) {
         throw new InvalidConfigException("invalid config: " + String.join("; ", problems));
       }
-      return new SubscriberConfig(this, tier, names);
+      return new SubscriberConfig(this, tier, names, replication);
     }
 
     private static boolean validEndpoint(final String endpoint) {

@@ -1,0 +1,174 @@
+package io.inferencecache.replication;
+
+import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
+import io.nats.client.ErrorListener;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.DiscardPolicy;
+import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
+import io.nats.client.api.StreamInfo;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection to the broker for the replication stream. The connection is made in the background
+ * and retried forever (a process starts whether or not the broker is up; {@link #connected()} says
+ * which); {@link #ensureStream()} creates the stream when it is missing: file storage, subjects
+ * {@code <stream>.>}, rollup headers allowed ({@code allow_rollup_hdrs}, JetStream 2.6+), a {@value
+ * #DUPLICATE_WINDOW_SECONDS} s duplicate window for {@code Nats-Msg-Id}. Thread-safe.
+ */
+public final class ReplicationStream implements AutoCloseable {
+  /** Window in which the broker drops a message whose {@code Nats-Msg-Id} it has already stored. */
+  public static final int DUPLICATE_WINDOW_SECONDS = 120;
+
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicationStream.class);
+
+  private final StreamSettings settings;
+  private final Connection connection;
+  private final List<Runnable> onConnected = new CopyOnWriteArrayList<>();
+
+  private ReplicationStream(final StreamSettings settings, final String clientName)
+      throws IOException, InterruptedException {
+    this.settings = settings;
+    final Options options =
+        Options.builder()
+            .servers(settings.natsUrl().split(","))
+            .connectionName(clientName)
+            .maxReconnects(-1)
+            .reconnectWait(Duration.ofMillis(250))
+            .connectionTimeout(Duration.ofSeconds(2))
+            .connectionListener(this::connectionEvent)
+            .errorListener(new ErrorListener() {})
+            .build();
+    this.connection = Nats.connectReconnectOnConnect(options);
+  }
+
+  /**
+   * Connects to the broker of {@code settings} (in the background when it is down).
+   *
+   * @param clientName the connection name the broker shows ({@code connz})
+   */
+  public static ReplicationStream connect(final StreamSettings settings, final String clientName) {
+    Objects.requireNonNull(settings, "settings");
+    final String problem = settings.problem();
+    if (problem != null || !settings.enabled()) {
+      throw new IllegalArgumentException(problem != null ? problem : "replication is off");
+    }
+    try {
+      return new ReplicationStream(settings, clientName);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot connect to " + settings.natsUrl(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while connecting to " + settings.natsUrl(), e);
+    }
+  }
+
+  private void connectionEvent(final Connection c, final ConnectionListener.Events event) {
+    switch (event) {
+      case CONNECTED, RECONNECTED -> {
+        LOG.info(
+            "event=replication_broker_connected url={} stream={}", c.getConnectedUrl(), name());
+        for (Runnable r : onConnected) {
+          r.run();
+        }
+      }
+      case DISCONNECTED -> LOG.warn("event=replication_broker_disconnected stream={}", name());
+      default -> {
+        // lame duck, discovered servers, resubscribed, closed: nothing to do
+      }
+    }
+  }
+
+  /**
+   * Runs {@code r} on the client's thread after every (re)connection; and now, on the caller's
+   * thread, when already connected.
+   */
+  public void whenConnected(final Runnable r) {
+    onConnected.add(r);
+    if (connected()) {
+      r.run();
+    }
+  }
+
+  /** Whether the connection is up now. */
+  public boolean connected() {
+    return connection.getStatus() == Connection.Status.CONNECTED;
+  }
+
+  /** The stream name. */
+  public String name() {
+    return settings.stream();
+  }
+
+  /** The settings. */
+  public StreamSettings settings() {
+    return settings;
+  }
+
+  /** The underlying connection (publisher and reader share it). */
+  Connection connection() {
+    return connection;
+  }
+
+  /** JetStream options bounding each request by the publish timeout. */
+  JetStreamOptions jetStreamOptions() {
+    return JetStreamOptions.builder().requestTimeout(settings.publishTimeout()).build();
+  }
+
+  /**
+   * Creates the stream when it is missing; refuses (IllegalStateException naming the stream) one
+   * that exists without rollup allowed, since full states could not compact it.
+   *
+   * @return the stream's info
+   * @throws IOException when the broker cannot be reached
+   */
+  public StreamInfo ensureStream() throws IOException {
+    try {
+      final JetStreamManagement jsm = connection.jetStreamManagement(jetStreamOptions());
+      StreamInfo info;
+      try {
+        info = jsm.getStreamInfo(name());
+      } catch (JetStreamApiException missing) {
+        info =
+            jsm.addStream(
+                StreamConfiguration.builder()
+                    .name(name())
+                    .subjects(settings.subjects())
+                    .storageType(StorageType.File)
+                    .discardPolicy(DiscardPolicy.Old)
+                    .allowRollup(true)
+                    .duplicateWindow(Duration.ofSeconds(DUPLICATE_WINDOW_SECONDS))
+                    .build());
+        LOG.info("event=replication_stream_created stream={}", name());
+      }
+      if (!info.getConfiguration().getAllowRollup()) {
+        throw new IllegalStateException(
+            "stream " + name() + " exists without allow_rollup_hdrs: recreate it or pick another");
+      }
+      return info;
+    } catch (JetStreamApiException e) {
+      throw new IOException("cannot create stream " + name() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Closes the connection. */
+  @Override
+  public void close() {
+    try {
+      connection.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

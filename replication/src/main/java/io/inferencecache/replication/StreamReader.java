@@ -1,0 +1,184 @@
+package io.inferencecache.replication;
+
+import io.nats.client.ConsumeOptions;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.Message;
+import io.nats.client.MessageConsumer;
+import io.nats.client.StreamContext;
+import io.nats.client.api.DeliverPolicy;
+import io.nats.client.api.OrderedConsumerConfiguration;
+import io.nats.client.api.StreamInfo;
+import io.nats.client.impl.NatsJetStreamMetaData;
+import java.io.IOException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the whole replication stream in stream-sequence order, starting after the sequence the
+ * caller last applied, with its own ordered consumer (ephemeral, no acknowledgements; the client
+ * recreates it after a gap or a broker restart, from the last sequence it delivered). Messages are
+ * handed to one {@link Handler} on one thread, in order.
+ *
+ * <p>Catch-up: when the consumer is created the reader notes the stream's last sequence; {@link
+ * #caughtUp()} turns true once a message at or beyond it was handled, or at once when there is
+ * nothing to read. While the broker is down the reader retries every {@value #RETRY_MILLIS} ms.
+ * When the stored sequence is beyond the stream's last one (the stream was recreated), the reader
+ * reads the stream from its start.
+ */
+public final class StreamReader implements AutoCloseable {
+  /** Pause between attempts to create the consumer. */
+  public static final long RETRY_MILLIS = 500;
+
+  /**
+   * Lifetime of one pull request; the broker's idle heartbeat is half of it, and a consumer that
+   * misses heartbeats (a broker restarted) is recreated by the client after a few, so this bounds
+   * how long a replica stays behind after the broker comes back.
+   */
+  public static final long PULL_EXPIRES_MILLIS = 4_000;
+
+  private static final Logger LOG = LoggerFactory.getLogger(StreamReader.class);
+
+  /** Applies one stream message; called on the reader's one delivery thread. */
+  @FunctionalInterface
+  public interface Handler {
+    /**
+     * @param sequence the message's stream sequence (increasing)
+     * @param kind the record kind, or {@code null} when the header is missing or unknown (the
+     *     handler should still record the sequence as applied)
+     * @param body the protobuf body
+     * @param storedEpochMillis when the broker stored the message
+     */
+    void apply(long sequence, StreamRecord.Kind kind, byte[] body, long storedEpochMillis);
+  }
+
+  private final ReplicationStream stream;
+  private final LongSupplier appliedSequence;
+  private final Handler handler;
+  private final ScheduledExecutorService opener =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            final Thread t = new Thread(r, "replication-reader-open");
+            t.setDaemon(true);
+            return t;
+          });
+  private volatile MessageConsumer consumer;
+  private volatile long target = Long.MAX_VALUE;
+  private volatile boolean caughtUp;
+  private volatile boolean closed;
+  private volatile long lastSequence;
+
+  /**
+   * @param appliedSequence the last sequence already applied (0: none), read when the consumer is
+   *     created
+   */
+  public StreamReader(
+      final ReplicationStream stream, final LongSupplier appliedSequence, final Handler handler) {
+    this.stream = stream;
+    this.appliedSequence = appliedSequence;
+    this.handler = handler;
+  }
+
+  /** Starts reading as soon as (and whenever) the broker is connected. */
+  public void start() {
+    stream.whenConnected(() -> opener.execute(this::open));
+  }
+
+  private void open() {
+    if (closed || consumer != null) {
+      return;
+    }
+    try {
+      final StreamInfo info = stream.ensureStream();
+      final long last = info.getStreamState().getLastSequence();
+      long applied = appliedSequence.getAsLong();
+      if (applied > last) {
+        LOG.warn(
+            "event=replication_stream_behind stream={} applied={} last={}: reading it from the start",
+            stream.name(),
+            applied,
+            last);
+        applied = 0;
+      }
+      target = last;
+      if (applied >= last) {
+        caughtUp = true;
+      }
+      final OrderedConsumerConfiguration cfg =
+          applied == 0
+              ? new OrderedConsumerConfiguration().deliverPolicy(DeliverPolicy.All)
+              : new OrderedConsumerConfiguration()
+                  .deliverPolicy(DeliverPolicy.ByStartSequence)
+                  .startSequence(applied + 1);
+      final StreamContext sc = stream.connection().getStreamContext(stream.name());
+      consumer =
+          sc.createOrderedConsumer(cfg)
+              .consume(
+                  ConsumeOptions.builder().expiresIn(PULL_EXPIRES_MILLIS).build(), this::onMessage);
+      LOG.info(
+          "event=replication_reader_started stream={} from={} catch_up_to={}",
+          stream.name(),
+          applied + 1,
+          last);
+    } catch (IOException | JetStreamApiException | RuntimeException e) {
+      LOG.warn(
+          "event=replication_reader_retry stream={} reason=\"{}\"", stream.name(), e.toString());
+      if (!closed) {
+        opener.schedule(this::open, RETRY_MILLIS, TimeUnit.MILLISECONDS);
+      }
+    }
+  }
+
+  private void onMessage(final Message msg) {
+    final NatsJetStreamMetaData meta = msg.metaData();
+    final long seq = meta.streamSequence();
+    final String kindHeader =
+        msg.getHeaders() == null ? null : msg.getHeaders().getFirst(StreamRecord.KIND_HEADER);
+    try {
+      handler.apply(
+          seq,
+          StreamRecord.Kind.of(kindHeader),
+          msg.getData(),
+          meta.timestamp().toInstant().toEpochMilli());
+    } catch (RuntimeException e) {
+      LOG.error("event=replication_apply_failed sequence={} reason=\"{}\"", seq, e.toString());
+    }
+    lastSequence = seq;
+    if (seq >= target || meta.pendingCount() == 0) {
+      caughtUp = true;
+    }
+  }
+
+  /** Whether the reader has applied everything the stream held when it started. */
+  public boolean caughtUp() {
+    return caughtUp;
+  }
+
+  /** Whether the consumer exists (messages published from now on reach this reader). */
+  public boolean reading() {
+    return consumer != null;
+  }
+
+  /** The last stream sequence handed to the handler by this reader (0: none yet). */
+  public long lastSequence() {
+    return lastSequence;
+  }
+
+  /** Stops the consumer and the retries. */
+  @Override
+  public void close() {
+    closed = true;
+    opener.shutdownNow();
+    final MessageConsumer c = consumer;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        LOG.debug("closing the replication consumer: {}", e.toString());
+      }
+    }
+  }
+}
