@@ -8,7 +8,8 @@ import io.inferencecache.engine.internal.IdArray;
 import io.inferencecache.engine.internal.KeyBuffer;
 import io.inferencecache.engine.internal.LongIdMap;
 import io.inferencecache.engine.internal.Partition;
-import io.inferencecache.engine.internal.PrefixStore;
+import io.inferencecache.engine.internal.RunCursor;
+import io.inferencecache.engine.internal.RunStore;
 import io.inferencecache.engine.internal.ScopeState;
 import io.inferencecache.engine.internal.StatsRow;
 import io.inferencecache.engine.internal.StatsTable;
@@ -54,7 +55,7 @@ public final class CacheIndex implements AutoCloseable {
   public static final String RESERVED_TENANT = "inferencecache.io/probe";
 
   /** Version of the persisted layout; a file of another version is set aside. */
-  public static final int LAYOUT_VERSION = 1;
+  public static final int LAYOUT_VERSION = 2;
 
   private static final Logger LOG = LoggerFactory.getLogger(CacheIndex.class);
   private static final byte[] HEADER_KEY = metaKey('H', 0);
@@ -84,8 +85,8 @@ public final class CacheIndex implements AutoCloseable {
   private final Counter droppedFull = new Counter();
   private final int reservedTenantId;
 
-  private PrefixStore main;
-  private final PrefixStore reserved;
+  private RunStore main;
+  private final RunStore reserved;
   private CounterArena arena;
 
   private final ReentrantLock writeLock = new ReentrantLock();
@@ -111,8 +112,9 @@ public final class CacheIndex implements AutoCloseable {
     this.policies =
         policiesFromStore ? new PolicyBackedTenantPolicies(policyStore) : config.policies();
     this.reserved =
-        PrefixStore.inMemory(
+        RunStore.inMemory(
             "inference-cache-reserved", config.reservedCapacity(), config.averageHashBytes(), 1.0);
+    this.reserved.dropSink(this::droppedFull);
     this.lookups = new Lookups(this);
   }
 
@@ -166,11 +168,12 @@ public final class CacheIndex implements AutoCloseable {
   private void openStorage() throws CorruptIndexException {
     if (file == null) {
       main =
-          PrefixStore.inMemory(
+          RunStore.inMemory(
               "inference-cache-prefixes",
               config.maxEntries(),
               config.averageHashBytes(),
               config.averageHoldersPerKey());
+      main.dropSink(this::droppedFull);
       arena = CounterArena.inMemory(arenaCapacity());
       return;
     }
@@ -206,12 +209,13 @@ public final class CacheIndex implements AutoCloseable {
       LOG.warn("event=index_recovering file={}: the last process did not close it cleanly", file);
     }
     main =
-        PrefixStore.persisted(
+        RunStore.persisted(
             file,
             config.maxEntries(),
             config.averageHashBytes(),
             config.averageHoldersPerKey(),
             unclean);
+    main.dropSink(this::droppedFull);
     arena = CounterArena.mapped(counters, arenaCapacity());
     if (!existed) {
       writeHeader();
@@ -343,49 +347,38 @@ public final class CacheIndex implements AutoCloseable {
       }
     }
     final BitSet used = new BitSet();
-    final long[] dropped = new long[1];
     final int strings = persistedStrings;
-    main.scanAll(
-        (key, keyLength, holders, out) -> {
-          final int pid = KeyBuffer.partitionOf(key);
-          final Partition p = partitions.get(pid);
-          if (p == null || pid >= persistedPartitions || holders.count() == 0) {
-            dropped[0] += Math.max(1, holders.count());
-            return PrefixStore.EntryVisitor.REMOVE;
-          }
-          boolean changed = false;
-          int kept = 0;
-          for (int i = 0; i < holders.count(); i++) {
-            final int replica = holders.replica(i);
-            final int slot = holders.slot(i);
-            final boolean valid =
-                replica >= 0
-                    && replica < strings
-                    && !used.get(Math.max(0, slot))
-                    && arena.claimOnRecovery(slot, holders.gen(i));
-            if (!valid) {
-              dropped[0]++;
-              changed = true;
-              continue;
-            }
-            used.set(slot);
-            outCopy(out, holders, i, kept++);
-          }
-          if (kept == 0) {
-            return PrefixStore.EntryVisitor.REMOVE;
-          }
+    final long dropped =
+        main.recover(
+            (pid, replica, slot, gen) -> {
+              final boolean valid =
+                  pid >= 0
+                      && pid < persistedPartitions
+                      && partitions.get(pid) != null
+                      && replica >= 0
+                      && replica < strings
+                      && slot >= 0
+                      && !used.get(slot)
+                      && arena.claimOnRecovery(slot, gen);
+              if (valid) {
+                used.set(slot);
+              }
+              return valid;
+            });
+    main.forEachBlock(
+        (key, keyLength, holders) -> {
+          final Partition p = partitions.get(KeyBuffer.partitionOf(key));
           keyAdded(p);
-          for (int i = 0; i < kept; i++) {
-            holderAdded(p, changed ? outReplica(out, i) : holders.replica(i));
+          for (int i = 0; i < holders.count(); i++) {
+            holderAdded(p, holders.replica(i));
           }
-          return changed ? PrefixStore.EntryVisitor.REWRITE : PrefixStore.EntryVisitor.KEEP;
         });
     arena.rebuildFreeList(used);
-    if (dropped[0] > 0) {
+    if (dropped > 0) {
       LOG.warn(
           "event=index_recovered_with_drops file={} dropped_entries={}: untrusted records removed",
           file,
-          dropped[0]);
+          dropped);
     }
     LOG.info(
         "event=index_reopened file={} entries={} keys={}",
@@ -393,15 +386,6 @@ public final class CacheIndex implements AutoCloseable {
         totalEntries.get(),
         totalKeys.get());
     flushModelGauges();
-  }
-
-  private static void outCopy(
-      final HolderBuffer out, final HolderBuffer in, final int from, final int to) {
-    HolderBuffers.copy(in, from, out, to);
-  }
-
-  private static int outReplica(final HolderBuffer out, final int i) {
-    return out.replica(i);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -563,12 +547,20 @@ public final class CacheIndex implements AutoCloseable {
       return -1;
     }
     final KeyBuffer k = new KeyBuffer();
-    final HolderBuffer h = new HolderBuffer(8);
-    if (!k.set(p.id(), hash, 0, hash.length) || storeOf(p).readHolders(k, h) == 0) {
+    if (!k.set(p.id(), hash, 0, hash.length)) {
       return -1;
     }
-    final int idx = h.find(r);
-    return idx < 0 ? -1 : arena.countAcquire(h.slot(idx));
+    try (RunCursor cur = new RunCursor()) {
+      if (!cur.open(storeOf(p), k)) {
+        return -1;
+      }
+      for (int c = 0; c < cur.cols(); c++) {
+        if (cur.holder(c) == r && cur.paletteRef(cur.row(), c) != 0) {
+          return arena.countAcquire(cur.slot(cur.row(), c));
+        }
+      }
+      return -1;
+    }
   }
 
   /**
@@ -662,7 +654,7 @@ public final class CacheIndex implements AutoCloseable {
     return p;
   }
 
-  private PrefixStore storeOf(final Partition p) {
+  private RunStore storeOf(final Partition p) {
     return p.reserved() ? reserved : main;
   }
 
@@ -704,6 +696,29 @@ public final class CacheIndex implements AutoCloseable {
     }
     scopes.get(p.scope()).decrement(replica, dict);
     arena.release(slot);
+  }
+
+  /**
+   * A holder the map could not take after all (it refused to grow when the writer stored the run):
+   * undoes its counts, frees its slot and reports it removed to make room (reason cap).
+   */
+  private void droppedFull(
+      final byte[] key,
+      final int keyLength,
+      final int replica,
+      final int slot,
+      final boolean newKey) {
+    final Partition p = partitions.get(KeyBuffer.partitionOf(key));
+    holderRemoved(p, replica, slot);
+    if (newKey) {
+      keyRemoved(p);
+    }
+    droppedFull.add(1);
+    LOG.warn("event=index_full: entry dropped");
+    if (listener.wantsChanges()) {
+      reportRemoved(
+          p, hashOf(key, keyLength), replica, IndexListener.REMOVED_BY_CAP, clock.nanoTime());
+    }
   }
 
   private void flushModelGauges() {
@@ -782,6 +797,8 @@ public final class CacheIndex implements AutoCloseable {
         for (IngestPrefix e : u.prefixes()) {
           ingestEntry(u, e, tenant, model, scheme, replica, ts);
         }
+        main.flush();
+        reserved.flush();
       }
       final IngestStats st = u.stats();
       if (st != null) {
@@ -837,14 +854,17 @@ public final class CacheIndex implements AutoCloseable {
         return; // malformed chain entries are dropped whole
       }
       int cumulative = 0;
+      storeOf(p).chainStart();
       for (int j = 0; j < counts.length; j++) {
         cumulative += counts[j]; // int32 running sum, wrapping like upstream
         upsert(p, hashes.get(j), replica, cumulative, ts, tier);
       }
       if (prefix.length > 0) {
+        storeOf(p).chainStart(); // the whole-prefix key is not a block of the chain's run
         upsert(p, prefix, replica, e.tokenCount(), ts, tier);
       }
     } else {
+      storeOf(p).chainStart();
       upsert(p, prefix, replica, e.tokenCount(), ts, tier);
     }
   }
@@ -867,30 +887,11 @@ public final class CacheIndex implements AutoCloseable {
         return;
       }
     }
-    final PrefixStore store = storeOf(p);
-    int outcome;
-    try {
-      outcome = store.upsert(wkey, replica, tokens, ts, tier, arena);
-    } catch (IllegalStateException full) {
-      // The off-heap map refused to grow (a segment is full): make room and try once more.
-      if (p.reserved()) {
-        droppedFull.add(1);
-        return;
-      }
-      evictForSpace();
-      wkey.set(p.id(), hash, 0, hash.length);
-      try {
-        outcome = store.upsert(wkey, replica, tokens, ts, tier, arena);
-      } catch (IllegalStateException again) {
-        droppedFull.add(1);
-        LOG.warn("event=index_full reason=\"{}\": entry dropped", String.valueOf(again));
-        return;
-      }
-    }
-    if (outcome == PrefixStore.NEW_KEY) {
+    final int outcome = storeOf(p).upsert(wkey, replica, tokens, ts, tier, arena);
+    if (outcome == RunStore.NEW_KEY) {
       keyAdded(p);
       holderAdded(p, replica);
-    } else if (outcome == PrefixStore.NEW_HOLDER) {
+    } else if (outcome == RunStore.NEW_HOLDER) {
       holderAdded(p, replica);
     }
     if (listener.wantsChanges()) {
@@ -916,6 +917,8 @@ public final class CacheIndex implements AutoCloseable {
           // PREFIX_ADDED carries no scheme or token count; unspecified/unknown: ignored
         }
       }
+      main.flush();
+      reserved.flush();
       flushModelGauges();
     } finally {
       writeLock.unlock();
@@ -1004,33 +1007,24 @@ public final class CacheIndex implements AutoCloseable {
     if (!serving) {
       return;
     }
-    final boolean isReserved = tm.tenant == reservedTenantId;
-    final PrefixStore store = isReserved ? reserved : main;
+    final RunStore store = tm.tenant == reservedTenantId ? reserved : main;
     final int tmId = tm.id;
-    store.scanAll(
-        (key, keyLength, holders, out) -> {
-          final Partition p = partitions.get(KeyBuffer.partitionOf(key));
-          if (p == null || p.tm() != tmId) {
-            return PrefixStore.EntryVisitor.KEEP;
-          }
-          final int idx = holders.find(replica);
-          if (idx < 0) {
-            return PrefixStore.EntryVisitor.KEEP;
-          }
-          int kept = 0;
-          for (int i = 0; i < holders.count(); i++) {
-            if (i != idx) {
-              HolderBuffers.copy(holders, i, out, kept++);
+    final int segments = store.segments();
+    for (int seg = 0; seg < segments; seg++) {
+      store.removeCells(
+          seg,
+          (pid, holder, lastSeen) -> {
+            final Partition p = partitions.get(pid);
+            return holder == replica && p != null && p.tm() == tmId;
+          },
+          (key, keyLength, holder, slot, keyGone) -> {
+            final Partition p = partitions.get(KeyBuffer.partitionOf(key));
+            holderRemoved(p, holder, slot);
+            if (keyGone) {
+              keyRemoved(p);
             }
-          }
-          holderRemoved(p, replica, holders.slot(idx));
-          if (kept == 0) {
-            keyRemoved(p);
-            return PrefixStore.EntryVisitor.REMOVE;
-          }
-          HolderBuffers.setCount(out, kept);
-          return PrefixStore.EntryVisitor.REWRITE;
-        });
+          });
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1045,7 +1039,7 @@ public final class CacheIndex implements AutoCloseable {
     final long[] removedLru = new long[1];
     final long[] removedLfu = new long[1];
     final long now = clock.nanoTime();
-    for (PrefixStore store : new PrefixStore[] {main, reserved}) {
+    for (RunStore store : new RunStore[] {main, reserved}) {
       final int segments;
       writeLock.lock();
       try {
@@ -1062,44 +1056,27 @@ public final class CacheIndex implements AutoCloseable {
           if (closed) {
             return removedLru[0] + removedLfu[0];
           }
-          store.scanSegment(
+          store.removeCells(
               s,
-              (key, keyLength, holders, out) -> {
+              (pid, holder, lastSeen) -> {
+                final Partition p = partitions.get(pid);
+                return p != null && now - lastSeen >= ttlOf(p.tenant());
+              },
+              (key, keyLength, holder, slot, keyGone) -> {
                 final Partition p = partitions.get(KeyBuffer.partitionOf(key));
-                if (p == null) {
-                  return PrefixStore.EntryVisitor.KEEP;
+                holderRemoved(p, holder, slot);
+                if (listener.wantsChanges()) {
+                  reportRemoved(
+                      p, hashOf(key, keyLength), holder, IndexListener.REMOVED_BY_TTL, now);
                 }
-                final long ttl = ttlOf(p.tenant());
-                int kept = 0;
-                for (int i = 0; i < holders.count(); i++) {
-                  if (now - holders.lastSeen(i) >= ttl) {
-                    holderRemoved(p, holders.replica(i), holders.slot(i));
-                    if (listener.wantsChanges()) {
-                      reportRemoved(
-                          p,
-                          hashOf(key, keyLength),
-                          holders.replica(i),
-                          IndexListener.REMOVED_BY_TTL,
-                          now);
-                    }
-                    if (policies.lfu(p.tenant())) {
-                      removedLfu[0]++;
-                    } else {
-                      removedLru[0]++;
-                    }
-                  } else {
-                    HolderBuffers.copy(holders, i, out, kept++);
-                  }
+                if (policies.lfu(p.tenant())) {
+                  removedLfu[0]++;
+                } else {
+                  removedLru[0]++;
                 }
-                if (kept == holders.count()) {
-                  return PrefixStore.EntryVisitor.KEEP;
-                }
-                if (kept == 0) {
+                if (keyGone) {
                   keyRemoved(p);
-                  return PrefixStore.EntryVisitor.REMOVE;
                 }
-                HolderBuffers.setCount(out, kept);
-                return PrefixStore.EntryVisitor.REWRITE;
               });
         } finally {
           writeLock.unlock();
@@ -1257,11 +1234,11 @@ public final class CacheIndex implements AutoCloseable {
     final PriorityQueue<Victim> heap =
         new PriorityQueue<>(Math.min(need, 1 << 16), VICTIM_ORDER.reversed());
     final Victim probe = new Victim();
-    main.scanAll(
-        (key, keyLength, holders, out) -> {
+    main.forEachBlock(
+        (key, keyLength, holders) -> {
           final Partition p = partitions.get(KeyBuffer.partitionOf(key));
           if (p == null) {
-            return PrefixStore.EntryVisitor.KEEP;
+            return;
           }
           final boolean lfu = policies.lfu(p.tenant());
           for (int i = 0; i < holders.count(); i++) {
@@ -1299,7 +1276,6 @@ public final class CacheIndex implements AutoCloseable {
             v.partition = p.id();
             heap.add(v);
           }
-          return PrefixStore.EntryVisitor.KEEP;
         });
     long lru = 0;
     long lfu = 0;
@@ -1315,6 +1291,7 @@ public final class CacheIndex implements AutoCloseable {
         }
       }
     }
+    main.flush();
     if (lru > 0) {
       listener.onEvictions("lru", "cap", lru);
     }
@@ -1349,11 +1326,11 @@ public final class CacheIndex implements AutoCloseable {
         };
     final PriorityQueue<Victim> heap =
         new PriorityQueue<>(Math.min(need, 1 << 16), order.reversed());
-    main.scanAll(
-        (key, keyLength, holders, out) -> {
+    main.forEachBlock(
+        (key, keyLength, holders) -> {
           final Partition p = partitions.get(KeyBuffer.partitionOf(key));
           if (p == null || p.tenant() != tenant) {
-            return PrefixStore.EntryVisitor.KEEP;
+            return;
           }
           long newest = Long.MIN_VALUE;
           for (int i = 0; i < holders.count(); i++) {
@@ -1370,7 +1347,6 @@ public final class CacheIndex implements AutoCloseable {
             heap.poll();
             heap.add(v);
           }
-          return PrefixStore.EntryVisitor.KEEP;
         });
     long evicted = 0;
     final long now = clock.nanoTime();
@@ -1391,6 +1367,7 @@ public final class CacheIndex implements AutoCloseable {
         evicted++;
       }
     }
+    main.flush();
     if (evicted > 0) {
       listener.onTenantEvictions(dict.string(tenant), "over_entries", evicted);
     }
@@ -1474,11 +1451,11 @@ public final class CacheIndex implements AutoCloseable {
           tenants.add(tm.tenant);
         }
       }
-      main.scanAll(
-          (key, keyLength, holders, out) -> {
+      main.forEachBlock(
+          (key, keyLength, holders) -> {
             final Partition p = partitions.get(KeyBuffer.partitionOf(key));
             if (p == null || p.reserved()) {
-              return PrefixStore.EntryVisitor.KEEP;
+              return;
             }
             tenants.add(p.tenant());
             for (int i = 0; i < holders.count(); i++) {
@@ -1489,7 +1466,6 @@ public final class CacheIndex implements AutoCloseable {
               acc.prefixCount++;
               acc.lastEventAt = Math.max(acc.lastEventAt, holders.lastSeen(i));
             }
-            return PrefixStore.EntryVisitor.KEEP;
           });
       final List<RowAcc> accs = new ArrayList<>(rows.values());
       accs.sort(
@@ -1553,8 +1529,8 @@ public final class CacheIndex implements AutoCloseable {
       final long[] keys = new long[1];
       final java.util.Map<Integer, Long> perTenant = new java.util.HashMap<>();
       final java.util.Map<Long, Long> perScopeReplica = new java.util.HashMap<>();
-      final PrefixStore.EntryVisitor v =
-          (key, keyLength, holders, out) -> {
+      final RunStore.BlockVisitor v =
+          (key, keyLength, holders) -> {
             final Partition p = partitions.get(KeyBuffer.partitionOf(key));
             keys[0]++;
             entries[p.reserved() ? 1 : 0] += holders.count();
@@ -1562,10 +1538,10 @@ public final class CacheIndex implements AutoCloseable {
             for (int i = 0; i < holders.count(); i++) {
               perScopeReplica.merge(LongIdMap.pack(p.scope(), holders.replica(i)), 1L, Long::sum);
             }
-            return PrefixStore.EntryVisitor.KEEP;
+            return;
           };
-      main.scanAll(v);
-      reserved.scanAll(v);
+      main.forEachBlock(v);
+      reserved.forEachBlock(v);
       final List<String> problems = new ArrayList<>();
       if (keys[0] != totalKeys.get()) {
         problems.add("totalKeys " + totalKeys.get() + " != recount " + keys[0]);
@@ -1613,11 +1589,11 @@ public final class CacheIndex implements AutoCloseable {
     return dict;
   }
 
-  PrefixStore mainStore() {
+  RunStore mainStore() {
     return main;
   }
 
-  PrefixStore reservedStore() {
+  RunStore reservedStore() {
     return reserved;
   }
 

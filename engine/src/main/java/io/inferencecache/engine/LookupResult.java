@@ -1,7 +1,7 @@
 package io.inferencecache.engine;
 
-import io.inferencecache.engine.internal.HolderBuffer;
 import io.inferencecache.engine.internal.KeyBuffer;
+import io.inferencecache.engine.internal.RunCursor;
 import java.util.Arrays;
 
 /**
@@ -43,7 +43,7 @@ public final class LookupResult {
 
   // Per-thread scratch for the index.
   final KeyBuffer key = new KeyBuffer();
-  final HolderBuffer holders = new HolderBuffer(32);
+  final RunCursor cursor = new RunCursor();
 
   /** What the index concluded. */
   public Outcome outcome() {
