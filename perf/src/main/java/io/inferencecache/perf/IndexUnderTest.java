@@ -1,6 +1,7 @@
 package io.inferencecache.perf;
 
 import io.inferencecache.engine.CacheIndex;
+import io.inferencecache.engine.CacheIndexV1;
 import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.engine.IngestUpdate;
 import io.inferencecache.engine.LookupRequest;
@@ -16,12 +17,20 @@ public abstract class IndexUnderTest implements AutoCloseable {
   public static final String OFFHEAP = "offheap";
   public static final String ONHEAP = "onheap";
 
+  /**
+   * The engine's previous layout (one Chronicle entry per block; {@code CacheIndexV1}, a perf-scope
+   * copy kept for the side-by-side figures of the v2 layout).
+   */
+  public static final String OFFHEAP_V1 = "offheap-v1";
+
   /** Opens an empty index of kind {@code impl} with {@code config}'s settings. */
   public static IndexUnderTest open(final String impl, final IndexConfig config) {
     return switch (impl) {
       case OFFHEAP -> new Engine(CacheIndex.open(config));
       case ONHEAP -> new OnHeap(new OnHeapReferenceIndex(config));
-      default -> throw new IllegalArgumentException("impl must be offheap or onheap: " + impl);
+      case OFFHEAP_V1 -> new EngineV1(CacheIndexV1.open(config));
+      default ->
+          throw new IllegalArgumentException("impl must be offheap, offheap-v1 or onheap: " + impl);
     };
   }
 
@@ -90,6 +99,52 @@ public abstract class IndexUnderTest implements AutoCloseable {
     final LookupResult result = new LookupResult();
 
     Engine(final CacheIndex index) {
+      this.index = index;
+    }
+
+    @Override
+    public void ingest(final IngestUpdate u) {
+      index.ingest(u);
+    }
+
+    @Override
+    public int lookupRoute(final LookupRequest q) {
+      index.lookupRoute(q, result);
+      return result.size();
+    }
+
+    @Override
+    public Object lastResult() {
+      return result;
+    }
+
+    @Override
+    public int topMatchedTokens() {
+      return result.size() == 0 ? 0 : result.matchedTokens(0);
+    }
+
+    @Override
+    public long totalEntries() {
+      return index.totalEntries();
+    }
+
+    @Override
+    public long offHeapBytes() {
+      return index.offHeapBytes();
+    }
+
+    @Override
+    public void close() {
+      index.close();
+    }
+  }
+
+  /** The engine's v1 layout (perf-scope copy). */
+  static final class EngineV1 extends IndexUnderTest {
+    final CacheIndexV1 index;
+    final LookupResult result = new LookupResult();
+
+    EngineV1(final CacheIndexV1 index) {
       this.index = index;
     }
 

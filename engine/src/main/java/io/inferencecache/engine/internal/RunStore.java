@@ -39,6 +39,13 @@ public final class RunStore implements Closeable {
   /** {@link #upsert} outcome: the holder existed and was refreshed. */
   public static final int REFRESHED = 0;
 
+  /**
+   * System property capping the bytes of one stored run (default {@link RunLayout#MAX_RUN_BYTES},
+   * and never more than Chronicle's largest entry): a tuning and test knob; smaller runs split more
+   * often.
+   */
+  public static final String MAX_RUN_BYTES_PROP_NAME = "inferencecache.engine.maxRunBytes";
+
   /** Hears holders the store could not keep because the map refused to grow. Writer only. */
   public interface DropSink {
     /** The cell {@code (key, replica)} added since the run was loaded was not stored. */
@@ -82,8 +89,8 @@ public final class RunStore implements Closeable {
     this.map = map;
     final VanillaChronicleHash<?, ?, ?, ?> h = (VanillaChronicleHash<?, ?, ?, ?>) map;
     final long maxEntry = h.chunkSize * (long) h.maxChunksPerEntry;
-    this.maxRunBytes =
-        (int) Math.max(1024, Math.min(RunLayout.MAX_RUN_BYTES, maxEntry - 2 * 300 - 64));
+    final int limit = Integer.getInteger(MAX_RUN_BYTES_PROP_NAME, RunLayout.MAX_RUN_BYTES);
+    this.maxRunBytes = (int) Math.max(512, Math.min(limit, maxEntry - 2 * 300 - 64));
   }
 
   static ChronicleMapBuilder<byte[], byte[]> builder(
