@@ -87,6 +87,9 @@ public abstract class IndexUnderTest implements AutoCloseable {
   /** Storage entries held. */
   public abstract long totalEntries();
 
+  /** Credits the LFU counters of the last lookup's answer; returns how many were credited. */
+  public abstract int creditLast();
+
   /** Off-heap bytes (engine) or 0 (on-heap). */
   public abstract long offHeapBytes();
 
@@ -121,6 +124,11 @@ public abstract class IndexUnderTest implements AutoCloseable {
     @Override
     public int topMatchedTokens() {
       return result.size() == 0 ? 0 : result.matchedTokens(0);
+    }
+
+    @Override
+    public int creditLast() {
+      return index.creditDelivered(result);
     }
 
     @Override
@@ -170,6 +178,11 @@ public abstract class IndexUnderTest implements AutoCloseable {
     }
 
     @Override
+    public int creditLast() {
+      return index.creditDelivered(result);
+    }
+
+    @Override
     public long totalEntries() {
       return index.totalEntries();
     }
@@ -213,6 +226,11 @@ public abstract class IndexUnderTest implements AutoCloseable {
     @Override
     public int topMatchedTokens() {
       return last == null || last.scores().isEmpty() ? 0 : last.scores().get(0).matchedTokens();
+    }
+
+    @Override
+    public int creditLast() {
+      return last == null ? 0 : index.creditDelivered(last);
     }
 
     @Override

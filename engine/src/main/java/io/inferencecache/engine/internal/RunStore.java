@@ -324,7 +324,16 @@ public final class RunStore implements Closeable {
         return r;
       }
     }
-    if (readLocation(key)) {
+    final boolean canAppend =
+        create
+            && open
+            && m.partition == p
+            && m.hashLen == len
+            && m.lastRow >= 0
+            && m.lastRow == m.rows - 1
+            && m.rows < RunLayout.MAX_ROWS;
+    final int where = locateOrClaim(key, canAppend);
+    if (where == FOUND) {
       final int lastRow = open ? m.lastRow : -1;
       flush();
       if (load(loc)) {
@@ -336,22 +345,54 @@ public final class RunStore implements Closeable {
       }
       // A locator that does not lead to its block: drop it and treat the key as absent.
       removeEntry(key);
+      return create ? startRun(key, p, len) : -1;
     }
     if (!create) {
       return -1;
     }
-    if (open
-        && m.partition == p
-        && m.hashLen == len
-        && m.lastRow >= 0
-        && m.lastRow == m.rows - 1
-        && m.rows < RunLayout.MAX_ROWS) {
-      return m.appendRow(key.bytes, HolderLayout.KEY_PARTITION_BYTES, 0);
+    if (where == CLAIMED) {
+      final int r = m.appendRow(key.bytes, HolderLayout.KEY_PARTITION_BYTES, 0);
+      m.locatedRows = m.rows;
+      return r;
     }
+    return startRun(key, p, len);
+  }
+
+  private int startRun(final KeyBuffer key, final int p, final int len) {
     flush();
-    m.reset(p, len);
+    img.reset(p, len);
     open = true;
-    return m.appendRow(key.bytes, HolderLayout.KEY_PARTITION_BYTES, 0);
+    return img.appendRow(key.bytes, HolderLayout.KEY_PARTITION_BYTES, 0);
+  }
+
+  private static final int ABSENT = 0;
+  private static final int FOUND = 1;
+  private static final int CLAIMED = 2;
+
+  /**
+   * One probe for a key the writer is about to change: {@link #FOUND} (its location in {@link
+   * #loc}, {@link #locRow}), or {@link #ABSENT}; with {@code claim}, an absent key gets its locator
+   * (the next row of the image's run) in the same probe and the answer is {@link #CLAIMED}. Until
+   * the run itself is stored, readers following that locator find no such row: the key is absent.
+   */
+  private int locateOrClaim(final KeyBuffer key, final boolean claim) {
+    if (!claim) {
+      return readLocation(key) ? FOUND : ABSENT;
+    }
+    try (ExternalMapQueryContext<byte[], byte[], ?> c =
+        map.queryContext(key.store, 0, key.length)) {
+      c.updateLock().lock();
+      if (c.entry() != null) {
+        return readLocation(c.entry(), key) ? FOUND : ABSENT;
+      }
+      final RunImage m = img;
+      locView.putInt(RunLayout.TAG_OFFSET, RunLayout.LOCATOR_TAG, java.nio.ByteOrder.nativeOrder());
+      locView.putInt(RunLayout.LOCATOR_ROW_OFFSET, m.rows, java.nio.ByteOrder.nativeOrder());
+      System.arraycopy(m.hashes, 0, locValue, RunLayout.LOCATOR_HASH_OFFSET, m.hashLen);
+      c.absentEntry()
+          .doInsert(c.wrapValueBytesAsData(locStore, 0, RunLayout.LOCATOR_HASH_OFFSET + m.hashLen));
+      return CLAIMED;
+    }
   }
 
   /** Reads where {@code key} is: sets {@link #loc} (the run's key) and {@link #locRow}. */
@@ -359,31 +400,35 @@ public final class RunStore implements Closeable {
     try (ExternalMapQueryContext<byte[], byte[], ?> c =
         map.queryContext(key.store, 0, key.length)) {
       final MapEntry<byte[], byte[]> e = c.entry();
-      if (e == null) {
-        return false;
-      }
-      final Data<byte[]> v = e.value();
-      final RandomDataInput b = v.bytes();
-      final long o = v.offset();
-      final int tag = b.readInt(o);
-      if (tag == RunLayout.RUN_TAG) {
-        loc.setRaw(key.bytes, key.length);
-        locRow = 0;
-        return true;
-      }
-      if (tag != RunLayout.LOCATOR_TAG || v.size() < RunLayout.LOCATOR_HASH_OFFSET) {
-        return false;
-      }
-      locRow = b.readInt(o + RunLayout.LOCATOR_ROW_OFFSET);
-      final int hl = (int) v.size() - RunLayout.LOCATOR_HASH_OFFSET;
-      if (hl > HolderLayout.MAX_HASH_BYTES) {
-        return false;
-      }
-      System.arraycopy(key.bytes, 0, loc.bytes, 0, HolderLayout.KEY_PARTITION_BYTES);
-      b.read(o + RunLayout.LOCATOR_HASH_OFFSET, loc.bytes, HolderLayout.KEY_PARTITION_BYTES, hl);
-      loc.length = HolderLayout.KEY_PARTITION_BYTES + hl;
+      return e != null && readLocation(e, key);
+    }
+  }
+
+  private boolean readLocation(final MapEntry<byte[], byte[]> e, final KeyBuffer key) {
+    final Data<byte[]> v = e.value();
+    final RandomDataInput b = v.bytes();
+    final long o = v.offset();
+    if (v.size() < 4) {
+      return false;
+    }
+    final int tag = b.readInt(o);
+    if (tag == RunLayout.RUN_TAG) {
+      loc.setRaw(key.bytes, key.length);
+      locRow = 0;
       return true;
     }
+    if (tag != RunLayout.LOCATOR_TAG || v.size() < RunLayout.LOCATOR_HASH_OFFSET) {
+      return false;
+    }
+    locRow = b.readInt(o + RunLayout.LOCATOR_ROW_OFFSET);
+    final int hl = (int) v.size() - RunLayout.LOCATOR_HASH_OFFSET;
+    if (hl > HolderLayout.MAX_HASH_BYTES) {
+      return false;
+    }
+    System.arraycopy(key.bytes, 0, loc.bytes, 0, HolderLayout.KEY_PARTITION_BYTES);
+    b.read(o + RunLayout.LOCATOR_HASH_OFFSET, loc.bytes, HolderLayout.KEY_PARTITION_BYTES, hl);
+    loc.length = HolderLayout.KEY_PARTITION_BYTES + hl;
+    return true;
   }
 
   /** Loads the run stored under {@code head} into the image; false if there is none. */
