@@ -31,6 +31,7 @@ public final class LookupResult {
   boolean[] runAlive = new boolean[16];
   boolean[] runDelivered = new boolean[16];
   int[] runScratch = new int[16];
+  int[] runRef = new int[16];
 
   // LFU entries touched, each owned by a run.
   int credits;
@@ -134,6 +135,7 @@ public final class LookupResult {
       runAlive = Arrays.copyOf(runAlive, c);
       runDelivered = Arrays.copyOf(runDelivered, c);
       runScratch = Arrays.copyOf(runScratch, c);
+      runRef = Arrays.copyOf(runRef, c);
     }
     if (replica.length < n) {
       final int c = Math.max(n, replica.length * 2);

@@ -255,6 +255,7 @@ final class Lookups {
             r.runAlive[run] = true;
             r.runDelivered[run] = false;
             r.runScratch[run] = c;
+            r.runRef[run] = ref;
             r.addCredit(run, cur.slot(row, c), cur.gen(row, c));
           }
           alive = r.runs;
@@ -333,6 +334,7 @@ final class Lookups {
       }
       if (c < cols && cur.holder(c) == replica) {
         r.runScratch[run] = c;
+        r.runRef[run] = 0;
         alive++;
       } else {
         r.runAlive[run] = false;
@@ -341,7 +343,11 @@ final class Lookups {
     return alive;
   }
 
-  /** Extends every live run by block {@code b} (row {@code row} of the open run). */
+  /**
+   * Extends every live run by block {@code b} (row {@code row} of the open run). A cell with the
+   * palette entry the run's previous block had (the common case: a chain reported at once) is fresh
+   * and changes neither the oldest timestamp nor the worst tier: only matched and credit move.
+   */
   private static int extend(
       final LookupResult r,
       final RunCursor cur,
@@ -352,24 +358,36 @@ final class Lookups {
       final long ttl,
       final int aliveBefore) {
     int alive = aliveBefore;
-    for (int run = 0; run < r.runs; run++) {
-      if (!r.runAlive[run]) {
+    final int runs = r.runs;
+    final boolean[] aliveRuns = r.runAlive;
+    final int[] cols = r.runScratch;
+    final int[] refs = r.runRef;
+    for (int run = 0; run < runs; run++) {
+      if (!aliveRuns[run]) {
         continue;
       }
-      final int c = r.runScratch[run];
+      final int c = cols[run];
       final int ref = cur.paletteRef(row, c);
-      final long seen = ref == 0 ? 0 : cur.seen(ref);
-      if (ref != 0 && now - seen < ttl) {
-        r.runMatched[run] += add;
+      if (ref == 0) {
+        aliveRuns[run] = false;
+        alive--;
+        continue;
+      }
+      if (ref != refs[run]) {
+        final long seen = cur.seen(ref);
+        if (now - seen >= ttl) {
+          aliveRuns[run] = false;
+          alive--;
+          continue;
+        }
         if (seen < r.runOldest[run]) {
           r.runOldest[run] = seen;
         }
         r.runTier[run] = HolderLayout.worstTier(r.runTier[run], cur.tier(ref));
-        r.addCredit(run, cur.slot(row, c), cur.gen(row, c));
-      } else {
-        r.runAlive[run] = false;
-        alive--;
+        refs[run] = ref;
       }
+      r.runMatched[run] += add;
+      r.addCredit(run, cur.slot(row, c), cur.gen(row, c));
     }
     return alive;
   }
