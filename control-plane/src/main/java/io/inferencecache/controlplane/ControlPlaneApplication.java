@@ -135,6 +135,7 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
     serverMetrics.ingestDrops(
         r -> grpc.withServer(s -> s.ingestEntriesDropped(r), 0L),
         r -> grpc.withServer(s -> s.ingestUpdatesDropped(r), 0L));
+    serverMetrics.ingested(w -> grpc.withServer(s -> s.ingested(w), 0L));
 
     final Readiness readiness = new Readiness(index::isReady, grpc::serving);
     final ServerEvents events = new ServerEvents(readiness, serverMetrics, grpcAddress.toString());

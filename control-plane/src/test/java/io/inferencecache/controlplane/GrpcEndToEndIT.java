@@ -12,16 +12,14 @@ import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.support.CacheStateReports;
 import io.inferencecache.controlplane.support.PromText;
 import io.inferencecache.controlplane.support.TestServer;
-import io.inferencecache.proto.v1alpha1.Ack;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
-import io.inferencecache.proto.v1alpha1.PrefixEntry;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,38 +56,9 @@ class GrpcEndToEndIT {
 
   private static void report(final String tenant, final String replica, final int blocks)
       throws Exception {
-    final PrefixEntry.Builder chain = PrefixEntry.newBuilder();
-    for (int i = 0; i < blocks; i++) {
-      chain.addBlockHashes(hash(i)).addBlockTokenCounts(16);
-    }
-    final CompletableFuture<Ack> ack = new CompletableFuture<>();
-    final StreamObserver<CacheStateUpdate> in =
-        InferenceCacheGrpc.newStub(channel)
-            .reportCacheState(
-                new StreamObserver<>() {
-                  @Override
-                  public void onNext(final Ack value) {
-                    ack.complete(value);
-                  }
-
-                  @Override
-                  public void onError(final Throwable t) {
-                    ack.completeExceptionally(t);
-                  }
-
-                  @Override
-                  public void onCompleted() {}
-                });
-    in.onNext(
-        CacheStateUpdate.newBuilder()
-            .setReplicaId(replica)
-            .setModelId(MODEL)
-            .setTenantId(tenant)
-            .setHashScheme("vllm")
-            .addPrefixes(chain)
-            .build());
-    in.onCompleted();
-    assertThat(ack.get(10, TimeUnit.SECONDS).getAccepted()).isTrue();
+    final CacheStateUpdate update =
+        CacheStateReports.chain(replica, MODEL, tenant, blocks, GrpcEndToEndIT::hash);
+    assertThat(CacheStateReports.send(channel, 10, update).getAccepted()).isTrue();
   }
 
   private static LookupRouteResponse lookup(final String tenant, final int blocks) {

@@ -5,11 +5,10 @@ import static io.inferencecache.controlplane.support.Http.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.support.Executables;
 import io.inferencecache.controlplane.support.TestServer;
-import java.io.File;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -22,20 +21,9 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(120)
 class PromtoolIT {
-  private static Path promtool() {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      final Path p = Path.of(dir, "promtool");
-      if (Files.isExecutable(p)) {
-        return p;
-      }
-    }
-    throw new AssertionError(
-        "promtool is not on the PATH: install it (Debian: apt-get install -y prometheus)");
-  }
-
   @Test
   void promtoolFindsNoProblemInALiveMetricsPage() throws Exception {
-    final Path promtool = promtool();
+    final Path promtool = Executables.onPath("promtool", "prometheus");
     try (TestServer server = TestServer.start(ServeOverrides.NONE.insecure(), null)) {
       server.wiring().routeMetrics().record("m", "PREFIX_MATCH", true, 200_000);
       assertThat(get(server.publicUrl("/healthz")).statusCode()).isEqualTo(200);

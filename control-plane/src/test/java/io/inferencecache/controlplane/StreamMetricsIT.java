@@ -10,6 +10,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.support.CacheStateReports;
 import io.inferencecache.controlplane.support.FakeApiServer;
 import io.inferencecache.controlplane.support.PromText;
 import io.inferencecache.controlplane.support.TestServer;
@@ -25,7 +26,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -77,29 +77,7 @@ class StreamMetricsIT {
   }
 
   private Ack report(final CacheStateUpdate... updates) throws Exception {
-    final CompletableFuture<Ack> ack = new CompletableFuture<>();
-    final StreamObserver<CacheStateUpdate> in =
-        InferenceCacheGrpc.newStub(channel)
-            .reportCacheState(
-                new StreamObserver<>() {
-                  @Override
-                  public void onNext(final Ack value) {
-                    ack.complete(value);
-                  }
-
-                  @Override
-                  public void onError(final Throwable t) {
-                    ack.completeExceptionally(t);
-                  }
-
-                  @Override
-                  public void onCompleted() {}
-                });
-    for (CacheStateUpdate u : updates) {
-      in.onNext(u);
-    }
-    in.onCompleted();
-    return ack.get(10, TimeUnit.SECONDS);
+    return CacheStateReports.send(channel, 10, updates);
   }
 
   @Test

@@ -61,6 +61,7 @@ public final class LookupRouter {
   private final RouteTokenizer tokenizer;
   private final int blockSize;
   private final LongSupplier nanoTime;
+  private final LoadAwareRouting loadAware;
   private final Semaphore tokenizePermits = new Semaphore(MAX_CONCURRENT_TOKENIZE);
   private volatile IndexHook hook = IndexHook.NONE;
 
@@ -83,6 +84,7 @@ public final class LookupRouter {
     this.tokenizer = tokenizer;
     this.blockSize = engineBlockSize > 0 ? engineBlockSize : DEFAULT_ENGINE_BLOCK_SIZE;
     this.nanoTime = nanoTime;
+    this.loadAware = new LoadAwareRouting(index);
   }
 
   /** Installs a test hook (see {@link IndexHook}). */
@@ -256,12 +258,18 @@ public final class LookupRouter {
     }
     if (outcome == Outcome.PREFIX_MATCH) {
       final float floor = policy.routingFloorScore();
-      if (floor > 0f && r.score(0) < floor) {
+      if (floor > 0f
+          && (policy.loadAware() ? !loadAware.passesFloor(q, r, floor) : r.score(0) < floor)) {
         outcome = Outcome.NONE;
       }
     }
     if (outcome != r.outcome()) {
       r.downgrade(outcome);
+    }
+    // 13b. Load-aware ranking of a prefix match (opt-in; the upstream order otherwise).
+    if (outcome == Outcome.PREFIX_MATCH && policy.loadAware()) {
+      loadAware.rank(r, policy, out);
+      loadAware.answered(r, r.replicaId(0), policy);
     }
 
     out.echoAdapter = true;
@@ -273,7 +281,16 @@ public final class LookupRouter {
         && !q.scheme.isEmpty()
         && rawHashes == rawCounts // the raw wire chain is not malformed
         && CacheIndex.affinitySeedDigest(q, in.sha256, in.digest)) {
-      final int replica = lookups.affinityHint(r, in.digest);
+      if (policy.loadAware()) {
+        final int ranked = loadAware.affinity(r, in.digest, policy, out);
+        if (ranked > 0) {
+          out.affinityRanked(ranked);
+          loadAware.answered(r, out.affinityReplica, policy);
+          finish(out, ReasonCodes.AFFINITY_HINT, start);
+          return;
+        }
+      }
+      final int replica = policy.loadAware() ? -1 : lookups.affinityHint(r, in.digest);
       if (replica >= 0) {
         out.affinityReplica = replica;
         finish(out, ReasonCodes.AFFINITY_HINT, start);

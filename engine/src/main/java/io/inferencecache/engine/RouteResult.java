@@ -22,6 +22,10 @@ public final class RouteResult {
   int echoCount;
   final LookupResult result = new LookupResult();
   int affinityReplica = -1;
+  // Load-aware AFFINITY_HINT: the ranked replicas (affinityReplica is the first of them).
+  int affinityCount;
+  private int[] affinityReplicas = new int[4];
+  private float[] rankScratch = new float[16];
   boolean scoresFromResult;
   String modelLabel = "";
   boolean probeTenant;
@@ -35,6 +39,7 @@ public final class RouteResult {
     latencyMicros = 0;
     echoCount = 0;
     affinityReplica = -1;
+    affinityCount = 0;
     scoresFromResult = false;
     modelLabel = "";
     probeTenant = false;
@@ -58,6 +63,30 @@ public final class RouteResult {
       System.arraycopy(tokens, 0, echoTokens, 0, count);
     }
     echoCount = count;
+  }
+
+  /**
+   * Scratch for {@link LoadAwareRouting}: room for {@code n} replica ids (grows, never shrinks).
+   */
+  int[] affinityScratch(final int n) {
+    if (affinityReplicas.length < n) {
+      affinityReplicas = new int[Math.max(n, affinityReplicas.length * 2)];
+    }
+    return affinityReplicas;
+  }
+
+  /** Scratch for {@link LoadAwareRouting}: room for {@code n} floats (grows, never shrinks). */
+  float[] rankScratch(final int n) {
+    if (rankScratch.length < n) {
+      rankScratch = new float[Math.max(n, rankScratch.length * 2)];
+    }
+    return rankScratch;
+  }
+
+  /** Sets the load-aware affinity answer: the first {@code count} replicas of the scratch. */
+  void affinityRanked(final int count) {
+    affinityCount = count;
+    affinityReplica = affinityReplicas[0];
   }
 
   /** Fills the names of the scores to deliver, from the same dictionary the ids came from. */
@@ -100,14 +129,17 @@ public final class RouteResult {
   /** Number of replica scores in the response. */
   public int scoreCount() {
     if (affinityReplica >= 0) {
-      return 1;
+      return affinityCount > 0 ? affinityCount : 1;
     }
     return scoresFromResult ? result.size() : 0;
   }
 
   /** Replica dictionary id of score {@code i}. */
   public int replicaId(final int i) {
-    return affinityReplica >= 0 ? affinityReplica : result.replicaId(i);
+    if (affinityReplica >= 0) {
+      return affinityCount > 0 ? affinityReplicas[i] : affinityReplica;
+    }
+    return result.replicaId(i);
   }
 
   /** Replica name of score {@code i}. */

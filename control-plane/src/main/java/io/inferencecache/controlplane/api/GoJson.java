@@ -93,6 +93,14 @@ public final class GoJson {
     return exponent(shortest);
   }
 
+  /**
+   * The shortest decimal (fewest significant digits, then closest) that reads back as {@code f};
+   * {@code f} must be finite and non-zero.
+   */
+  public static BigDecimal shortestDecimal(final float f) {
+    return shortestFloat32(f);
+  }
+
   /** The shortest decimal (fewest significant digits, then closest) that round-trips {@code f}. */
   static BigDecimal shortestFloat32(final float f) {
     final BigDecimal exact = new BigDecimal(f);

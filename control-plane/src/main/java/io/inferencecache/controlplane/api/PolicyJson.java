@@ -1,6 +1,7 @@
 package io.inferencecache.controlplane.api;
 
 import com.fasterxml.jackson.core.JsonToken;
+import io.inferencecache.engine.policy.LoadAwareSpec;
 import io.inferencecache.engine.policy.PolicySnapshot;
 import io.inferencecache.engine.policy.PolicySpec;
 import io.inferencecache.engine.policy.StrategySpec;
@@ -26,7 +27,11 @@ public final class PolicyJson {
     "lookupTimeoutMs",
     "affinityRouting",
     "eviction",
-    "strategy"
+    "strategy",
+    "loadAwareRouting"
+  };
+  private static final String[] LOAD_AWARE = {
+    "pressureTokens", "pressureBound", "rankedReplicas", "hintPressure"
   };
   private static final String[] STRATEGY = {
     "enableChainMatching", "requireChain", "enableTenantHot"
@@ -122,6 +127,7 @@ public final class PolicyJson {
   private static PolicySpec policy(final StrictJson json) throws JsonDecodeException {
     final PolicySpec.Builder b = PolicySpec.builder("");
     StrategySpec strategy = null;
+    LoadAwareSpec loadAware = null;
     final String p = "PolicySnapshot.policies.";
     for (JsonToken k = json.next(); k != JsonToken.END_OBJECT; k = json.next()) {
       final String key = json.fieldName();
@@ -172,10 +178,56 @@ public final class PolicyJson {
           }
         }
         case 8 -> strategy = strategy(json, v, strategy);
+        case 9 -> loadAware = loadAware(json, v, loadAware);
         default -> json.unknownField(key);
       }
     }
-    return b.strategy(strategy).build();
+    return b.strategy(strategy).loadAwareRouting(loadAware).build();
+  }
+
+  /**
+   * A {@code loadAwareRouting} object (an inference-cache extension of the v7 body; {@code null}
+   * means absent: off); a repeated key decodes into the existing object.
+   */
+  private static LoadAwareSpec loadAware(
+      final StrictJson json, final JsonToken t, final LoadAwareSpec existing)
+      throws JsonDecodeException {
+    if (t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    final String p = "PolicySnapshot.policies.loadAwareRouting";
+    if (t != JsonToken.START_OBJECT) {
+      json.typeError(
+          "json: cannot unmarshal "
+              + kindOf(t)
+              + " into Go struct field "
+              + p
+              + " of type LoadAwareRouting");
+      json.skip();
+      return existing;
+    }
+    Integer tokens = existing == null ? null : existing.pressureTokens();
+    Float bound = existing == null ? null : existing.pressureBound();
+    Integer ranked = existing == null ? null : existing.rankedReplicas();
+    Float perHint = existing == null ? null : existing.hintPressure();
+    for (JsonToken k = json.next(); k != JsonToken.END_OBJECT; k = json.next()) {
+      final String key = json.fieldName();
+      final JsonToken v = json.next();
+      switch (StrictJson.match(key, LOAD_AWARE)) {
+        case 0 -> tokens = int32(json, v, p + ".pressureTokens");
+        case 1 -> bound = json.float32(v, p + ".pressureBound");
+        case 2 -> ranked = int32(json, v, p + ".rankedReplicas");
+        case 3 -> perHint = json.float32(v, p + ".hintPressure");
+        default -> json.unknownField(key);
+      }
+    }
+    return new LoadAwareSpec(tokens, bound, ranked, perHint);
+  }
+
+  private static Integer int32(final StrictJson json, final JsonToken v, final String field)
+      throws JsonDecodeException {
+    final Long n = json.integer(v, field, "int32", Integer.MIN_VALUE, Integer.MAX_VALUE);
+    return n == null ? null : n.intValue();
   }
 
   /** A {@code strategy} object; like Go, a repeated key decodes into the existing struct. */
@@ -319,6 +371,29 @@ public final class PolicyJson {
         firstMember = member(out, "enableChainMatching", s.enableChainMatching(), firstMember);
         firstMember = member(out, "requireChain", s.requireChain(), firstMember);
         member(out, "enableTenantHot", s.enableTenantHot(), firstMember);
+        out.append('}');
+      }
+      if (p.loadAwareRouting() != null) {
+        final LoadAwareSpec la = p.loadAwareRouting();
+        out.append(",\"loadAwareRouting\":{");
+        String sep = "";
+        if (la.pressureTokens() != null) {
+          out.append("\"pressureTokens\":").append(la.pressureTokens().intValue());
+          sep = ",";
+        }
+        if (la.pressureBound() != null) {
+          out.append(sep).append("\"pressureBound\":");
+          GoJson.float32(out, la.pressureBound());
+          sep = ",";
+        }
+        if (la.rankedReplicas() != null) {
+          out.append(sep).append("\"rankedReplicas\":").append(la.rankedReplicas().intValue());
+          sep = ",";
+        }
+        if (la.hintPressure() != null) {
+          out.append(sep).append("\"hintPressure\":");
+          GoJson.float32(out, la.hintPressure());
+        }
         out.append('}');
       }
       out.append('}');

@@ -25,7 +25,12 @@ import picocli.CommandLine.Spec;
 public final class InferenceCacheCli implements Callable<Integer> {
   /** The subcommands, in help order. */
   public static final List<Class<?>> COMMANDS =
-      List.of(ServeCommand.class, SubscribeCommand.class, FakeEngineCommand.class);
+      List.of(
+          ServeCommand.class,
+          ControllerCommand.class,
+          SubscribeCommand.class,
+          FakeEngineCommand.class,
+          DoctorCommand.class);
 
   @Spec private CommandSpec spec;
 
@@ -43,6 +48,12 @@ public final class InferenceCacheCli implements Callable<Integer> {
     }
     cli.setOut(out);
     cli.setErr(err);
+    final CommandLine.IParameterExceptionHandler usage = cli.getParameterExceptionHandler();
+    cli.setParameterExceptionHandler(
+        (e, rest) ->
+            e.getCommandLine().getCommand() instanceof OwnsUsageErrors own
+                ? own.usageError(e.getMessage(), e.getCommandLine().getErr())
+                : usage.handleParseException(e, rest));
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           if (e instanceof StartupException s) {

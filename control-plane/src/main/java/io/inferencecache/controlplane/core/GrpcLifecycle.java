@@ -58,4 +58,12 @@ public interface GrpcLifecycle {
   default long ingestUpdatesDropped(final IngestRules.UpdateDrop reason) {
     return 0;
   }
+
+  /**
+   * {@code what} ingested since start (feeds {@code inferencecache_ingest_updates_total}, {@code
+   * ..._entries_total} and {@code ..._events_total}).
+   */
+  default long ingested(final IngestRules.Ingested what) {
+    return 0;
+  }
 }

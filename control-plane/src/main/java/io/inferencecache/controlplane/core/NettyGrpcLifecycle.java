@@ -134,6 +134,12 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
   }
 
   @Override
+  public long ingested(final IngestRules.Ingested what) {
+    final InferenceCacheService s = service;
+    return s == null ? 0 : s.ingestRules().ingested(what);
+  }
+
+  @Override
   public boolean tlsEnabled() {
     return context.tls().enabled();
   }

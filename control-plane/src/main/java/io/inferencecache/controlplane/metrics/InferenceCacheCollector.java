@@ -21,6 +21,11 @@ public final class InferenceCacheCollector extends Collector {
   /** Registry names this collector owns (the bridge filters them out). */
   public static final String PREFIX = "inferencecache_";
 
+  /** Prefixes of the controller's controller-runtime style families, also owned here. */
+  private static final String[] CONTROLLER_PREFIXES = {
+    "controller_runtime_", "workqueue_", "leader_election_"
+  };
+
   private final MetricRegistry registry;
 
   public InferenceCacheCollector(final MetricRegistry registry) {
@@ -29,7 +34,15 @@ public final class InferenceCacheCollector extends Collector {
 
   /** Whether {@code name} is exported here rather than by the Dropwizard bridge. */
   public static boolean owns(final String name) {
-    return name.startsWith(PREFIX);
+    if (name.startsWith(PREFIX)) {
+      return true;
+    }
+    for (final String p : CONTROLLER_PREFIXES) {
+      if (name.startsWith(p)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

@@ -70,6 +70,18 @@ public enum MetricFamily {
       "inferencecache_grpc_calls_shed",
       Collector.Type.COUNTER,
       "gRPC calls shed under overload (LookupRoute answered NO_HINT, others RESOURCE_EXHAUSTED)."),
+  INGEST_UPDATES(
+      "inferencecache_ingest_updates",
+      Collector.Type.COUNTER,
+      "ReportCacheState updates ingested (entries dropped for a defect included in the update)."),
+  INGEST_ENTRIES(
+      "inferencecache_ingest_entries",
+      Collector.Type.COUNTER,
+      "ReportCacheState entries ingested."),
+  INGEST_EVENTS(
+      "inferencecache_ingest_events",
+      Collector.Type.COUNTER,
+      "PublishEvent events applied to the index."),
   INGEST_ENTRIES_DROPPED(
       "inferencecache_ingest_entries_dropped",
       Collector.Type.COUNTER,
@@ -91,7 +103,56 @@ public enum MetricFamily {
   INDEX_DROPPED_FULL(
       "inferencecache_index_dropped_full",
       Collector.Type.COUNTER,
-      "Entries dropped at ingest because no room could be made in the index.");
+      "Entries dropped at ingest because no room could be made in the index."),
+  // The controller's families (controller command; never registered by the server).
+  BACKEND_PROBE_RESULT(
+      "inferencecache_backend_probe_result",
+      Collector.Type.COUNTER,
+      "Functional probe outcomes per CacheBackend and stage (one per stage per probe call).",
+      "backend",
+      "result",
+      "stage"),
+  BACKEND_T2_HIT_RATE(
+      "inferencecache_backend_t2_hit_rate",
+      Collector.Type.GAUGE,
+      "Lifetime tier-2 hit ratio of a CacheBackend's replicas (only once tier 2 was queried).",
+      "backend"),
+  BACKEND_T2_QUERY_TOKENS(
+      "inferencecache_backend_t2_query_tokens",
+      Collector.Type.COUNTER,
+      "Tier-2 query tokens of a CacheBackend's replicas (positive deltas of their cumulative count).",
+      "backend"),
+  CONTROLLER_RECONCILE(
+      "controller_runtime_reconcile",
+      Collector.Type.COUNTER,
+      "Reconciles per controller and result (success, error, requeue, requeue_after).",
+      "controller",
+      "result"),
+  CONTROLLER_RECONCILE_ERRORS(
+      "controller_runtime_reconcile_errors",
+      Collector.Type.COUNTER,
+      "Reconciles per controller that ended in an error.",
+      "controller"),
+  WORKQUEUE_ADDS(
+      "workqueue_adds",
+      Collector.Type.COUNTER,
+      "Items added to a controller's work queue.",
+      "name"),
+  WORKQUEUE_RETRIES(
+      "workqueue_retries",
+      Collector.Type.COUNTER,
+      "Items put back into a controller's work queue with the rate limiter's delay.",
+      "name"),
+  WORKQUEUE_DEPTH(
+      "workqueue_depth",
+      Collector.Type.GAUGE,
+      "Items waiting in a controller's work queue.",
+      "name"),
+  LEADER_ELECTION_MASTER_STATUS(
+      "leader_election_master_status",
+      Collector.Type.GAUGE,
+      "1 while this process holds the leader-election Lease, else 0.",
+      "name");
 
   /** Buckets of {@link #LOOKUP_ROUTE_LATENCY}, seconds. */
   public static final double[] LATENCY_BUCKETS = {

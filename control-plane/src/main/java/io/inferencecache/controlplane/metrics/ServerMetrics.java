@@ -8,7 +8,7 @@ import java.util.function.ToLongFunction;
 
 /**
  * {@code inferencecache_server_up}, {@code inferencecache_server_grpc_tls_enabled}, the gRPC
- * listener's connection series and the ingest drop counters.
+ * listener's connection series and the ingest counters.
  */
 public final class ServerMetrics {
   private final MetricRegistry registry;
@@ -76,5 +76,23 @@ public final class ServerMetrics {
           MetricFamily.INGEST_UPDATES_DROPPED.registryName(r.label()),
           () -> (Gauge<Long>) () -> updates.applyAsLong(r));
     }
+  }
+
+  /**
+   * Exports {@code inferencecache_ingest_updates_total}, {@code
+   * inferencecache_ingest_entries_total} and {@code inferencecache_ingest_events_total}, read from
+   * the function at each scrape.
+   */
+  public void ingested(final ToLongFunction<IngestRules.Ingested> counts) {
+    register(MetricFamily.INGEST_UPDATES, counts, IngestRules.Ingested.UPDATES);
+    register(MetricFamily.INGEST_ENTRIES, counts, IngestRules.Ingested.ENTRIES);
+    register(MetricFamily.INGEST_EVENTS, counts, IngestRules.Ingested.EVENTS);
+  }
+
+  private void register(
+      final MetricFamily family,
+      final ToLongFunction<IngestRules.Ingested> counts,
+      final IngestRules.Ingested what) {
+    registry.gauge(family.registryName(), () -> (Gauge<Long>) () -> counts.applyAsLong(what));
   }
 }

@@ -3,6 +3,7 @@ package io.inferencecache.controlplane.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.inferencecache.engine.policy.LoadAwareSpec;
 import io.inferencecache.engine.policy.PolicySnapshot;
 import io.inferencecache.engine.policy.PolicySpec;
 import io.inferencecache.engine.policy.StrategySpec;
@@ -144,5 +145,45 @@ class PolicyJsonTest {
             .policies()
             .get(0);
     assertThat(p.strategy()).isEqualTo(new StrategySpec(null, true, false));
+  }
+
+  @Test
+  void loadAwareRoutingDecodesAndRoundTrips() throws Exception {
+    final PolicySnapshot s =
+        decode(
+            "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"loadAwareRouting\":"
+                + "{\"pressureTokens\":2048,\"PressureBound\":1.5,\"rankedReplicas\":4,"
+                + "\"hintPressure\":0.125}},{\"namespace\":\"b\",\"loadAwareRouting\":{}},"
+                + "{\"namespace\":\"c\",\"loadAwareRouting\":null}]}");
+    assertThat(s.policies().get(0).loadAwareRouting())
+        .isEqualTo(new LoadAwareSpec(2048, 1.5f, 4, 0.125f));
+    assertThat(s.policies().get(1).loadAwareRouting()).isEqualTo(LoadAwareSpec.DEFAULTS);
+    assertThat(s.policies().get(2).loadAwareRouting()).isNull();
+    final String written = PolicyJson.write(s);
+    assertThat(written)
+        .contains(
+            "\"loadAwareRouting\":{\"pressureTokens\":2048,\"pressureBound\":1.5,"
+                + "\"rankedReplicas\":4,\"hintPressure\":0.125}")
+        .contains("{\"namespace\":\"b\",\"loadAwareRouting\":{}}");
+    final byte[] b = written.getBytes(StandardCharsets.UTF_8);
+    assertThat(PolicyJson.decode(b, b.length)).isEqualTo(s);
+  }
+
+  @Test
+  void loadAwareRoutingRejectsUnknownMembersAndBadTypes() {
+    assertThatThrownBy(
+            () ->
+                decode(
+                    "{\"version\":7,\"policies\":[{\"namespace\":\"a\","
+                        + "\"loadAwareRouting\":{\"slots\":8}}]}"))
+        .isInstanceOf(JsonDecodeException.class)
+        .hasMessageContaining("slots");
+    assertThatThrownBy(
+            () ->
+                decode(
+                    "{\"version\":7,\"policies\":[{\"namespace\":\"a\","
+                        + "\"loadAwareRouting\":{\"rankedReplicas\":2.5}}]}"))
+        .isInstanceOf(JsonDecodeException.class)
+        .hasMessageContaining("rankedReplicas");
   }
 }

@@ -26,6 +26,8 @@ package io.inferencecache.engine.policy;
  * @param eviction cap-eviction algorithm name, see {@link EvictionAlgorithm#parse(String)}; {@code
  *     null} means absent (LRU)
  * @param strategy lookup strategy gates; {@code null} (absent) → every gate at its default
+ * @param loadAwareRouting the opt-in load-aware routing (an inference-cache extension of the v7
+ *     body); {@code null} (absent) → off, answers upstream-exact
  */
 public record PolicySpec(
     String namespace,
@@ -36,7 +38,8 @@ public record PolicySpec(
     int lookupTimeoutMs,
     Boolean affinityRouting,
     String eviction,
-    StrategySpec strategy) {
+    StrategySpec strategy,
+    LoadAwareSpec loadAwareRouting) {
 
   /** A builder for a policy keyed by {@code namespace}, every other field absent or zero. */
   public static Builder builder(final String namespace) {
@@ -54,7 +57,8 @@ public record PolicySpec(
         .lookupTimeoutMs(lookupTimeoutMs)
         .affinityRouting(affinityRouting)
         .eviction(eviction)
-        .strategy(strategy);
+        .strategy(strategy)
+        .loadAwareRouting(loadAwareRouting);
   }
 
   /**
@@ -71,6 +75,7 @@ public record PolicySpec(
     private Boolean affinityRouting;
     private String eviction;
     private StrategySpec strategy;
+    private LoadAwareSpec loadAwareRouting;
 
     private Builder() {}
 
@@ -128,6 +133,12 @@ public record PolicySpec(
       return this;
     }
 
+    /** See {@link PolicySpec#loadAwareRouting()}; {@code null} = absent (off). */
+    public Builder loadAwareRouting(final LoadAwareSpec loadAwareRouting) {
+      this.loadAwareRouting = loadAwareRouting;
+      return this;
+    }
+
     /** The immutable policy. */
     public PolicySpec build() {
       return new PolicySpec(
@@ -139,7 +150,8 @@ public record PolicySpec(
           lookupTimeoutMs,
           affinityRouting,
           eviction,
-          strategy);
+          strategy,
+          loadAwareRouting);
     }
   }
 }

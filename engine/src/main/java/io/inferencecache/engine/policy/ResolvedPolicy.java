@@ -36,6 +36,18 @@ public final class ResolvedPolicy {
   /** TENANT_HOT fallback when no policy or the member is absent: on. */
   public static final boolean ENABLE_TENANT_HOT_DEFAULT = true;
 
+  /** Load-aware ranking: prompt tokens one unit of pressure is worth, when not written. */
+  public static final int PRESSURE_TOKENS_DEFAULT = 4_096;
+
+  /** Bounded-load affinity: the pressure a replica must be below, when not written. */
+  public static final float PRESSURE_BOUND_DEFAULT = 1.0f;
+
+  /** Replicas an AFFINITY_HINT answer lists under load-aware routing, when not written. */
+  public static final int RANKED_REPLICAS_DEFAULT = 3;
+
+  /** Most replicas an AFFINITY_HINT answer lists under load-aware routing. */
+  public static final int RANKED_REPLICAS_MAX = 16;
+
   /**
    * What a namespace without a policy gets (docs/behaviour.md#policy-resolution): TTL 30 min, no
    * prefix gate, matched floor 64, routing floor 0.1, no timeout, affinity on, LRU, chain matching
@@ -54,7 +66,12 @@ public final class ResolvedPolicy {
           EvictionAlgorithm.LRU,
           ENABLE_CHAIN_MATCHING_DEFAULT,
           REQUIRE_CHAIN_DEFAULT,
-          ENABLE_TENANT_HOT_DEFAULT);
+          ENABLE_TENANT_HOT_DEFAULT,
+          false,
+          PRESSURE_TOKENS_DEFAULT,
+          PRESSURE_BOUND_DEFAULT,
+          1,
+          0f);
 
   private final boolean explicit;
   private final long ttlNanos;
@@ -68,6 +85,11 @@ public final class ResolvedPolicy {
   private final boolean enableChainMatching;
   private final boolean requireChain;
   private final boolean enableTenantHot;
+  private final boolean loadAware;
+  private final int pressureTokens;
+  private final float pressureBound;
+  private final int rankedReplicas;
+  private final float hintPressure;
 
   private ResolvedPolicy(
       final boolean explicit,
@@ -81,7 +103,12 @@ public final class ResolvedPolicy {
       final EvictionAlgorithm eviction,
       final boolean enableChainMatching,
       final boolean requireChain,
-      final boolean enableTenantHot) {
+      final boolean enableTenantHot,
+      final boolean loadAware,
+      final int pressureTokens,
+      final float pressureBound,
+      final int rankedReplicas,
+      final float hintPressure) {
     this.explicit = explicit;
     this.ttlNanos = ttlNanos;
     this.explicitTtl = explicitTtl;
@@ -94,6 +121,11 @@ public final class ResolvedPolicy {
     this.enableChainMatching = enableChainMatching;
     this.requireChain = requireChain;
     this.enableTenantHot = enableTenantHot;
+    this.loadAware = loadAware;
+    this.pressureTokens = pressureTokens;
+    this.pressureBound = pressureBound;
+    this.rankedReplicas = rankedReplicas;
+    this.hintPressure = hintPressure;
   }
 
   /**
@@ -110,7 +142,8 @@ public final class ResolvedPolicy {
    *       {@code 0} kept, negative (or NaN, which never downgrades anything either) → {@code 0};
    *   <li>{@code affinityRouting}: {@code null} → {@code true};
    *   <li>{@code strategy} {@code null}, or any {@code null} member → that gate's default;
-   *   <li>{@code eviction} through {@link EvictionAlgorithm#parse(String)}.
+   *   <li>{@code eviction} through {@link EvictionAlgorithm#parse(String)};
+   *   <li>{@code loadAwareRouting} {@code null} → off; its members as {@link LoadAwareSpec} says.
    * </ul>
    *
    * The namespace is not looked at. Allocates the result.
@@ -129,6 +162,11 @@ public final class ResolvedPolicy {
     final Boolean affinity = spec.affinityRouting();
     final StrategySpec strategy =
         spec.strategy() == null ? StrategySpec.DEFAULTS : spec.strategy().withDefaults();
+    final LoadAwareSpec la = spec.loadAwareRouting();
+    final Integer tokens = la == null ? null : la.pressureTokens();
+    final Float bound = la == null ? null : la.pressureBound();
+    final Integer ranked = la == null ? null : la.rankedReplicas();
+    final Float perHint = la == null ? null : la.hintPressure();
     return new ResolvedPolicy(
         true,
         explicitTtl ? ttl : TTL_NANOS_DEFAULT,
@@ -141,7 +179,16 @@ public final class ResolvedPolicy {
         EvictionAlgorithm.parse(spec.eviction()),
         strategy.enableChainMatching(),
         strategy.requireChain(),
-        strategy.enableTenantHot());
+        strategy.enableTenantHot(),
+        la != null,
+        tokens == null ? PRESSURE_TOKENS_DEFAULT : Math.max(0, tokens),
+        bound == null || !(bound > 0f) ? PRESSURE_BOUND_DEFAULT : bound,
+        la == null
+            ? 1
+            : ranked == null || ranked < 1
+                ? RANKED_REPLICAS_DEFAULT
+                : Math.min(RANKED_REPLICAS_MAX, ranked),
+        perHint != null && perHint > 0f && perHint < Float.POSITIVE_INFINITY ? perHint : 0f);
   }
 
   /** {@code true} when resolved from a stored policy, {@code false} for {@link #DEFAULTS}. */
@@ -215,6 +262,31 @@ public final class ResolvedPolicy {
     return enableTenantHot;
   }
 
+  /** Whether the opt-in load-aware routing is on (off: answers are upstream-exact). */
+  public boolean loadAware() {
+    return loadAware;
+  }
+
+  /** Load-aware ranking: prompt tokens one unit of replica pressure is worth, {@code >= 0}. */
+  public int pressureTokens() {
+    return pressureTokens;
+  }
+
+  /** Bounded-load affinity: a replica is taken only below this pressure, {@code > 0}. */
+  public float pressureBound() {
+    return pressureBound;
+  }
+
+  /** Replicas an AFFINITY_HINT answer lists: 1 when load-aware routing is off. */
+  public int rankedReplicas() {
+    return rankedReplicas;
+  }
+
+  /** Pressure one answer adds to its first replica until that replica reports again; 0 = off. */
+  public float hintPressure() {
+    return hintPressure;
+  }
+
   @Override
   public boolean equals(final Object o) {
     if (this == o) {
@@ -235,7 +307,12 @@ public final class ResolvedPolicy {
         && eviction == that.eviction
         && enableChainMatching == that.enableChainMatching
         && requireChain == that.requireChain
-        && enableTenantHot == that.enableTenantHot;
+        && enableTenantHot == that.enableTenantHot
+        && loadAware == that.loadAware
+        && pressureTokens == that.pressureTokens
+        && Float.compare(pressureBound, that.pressureBound) == 0
+        && rankedReplicas == that.rankedReplicas
+        && Float.compare(hintPressure, that.hintPressure) == 0;
   }
 
   @Override
@@ -251,7 +328,12 @@ public final class ResolvedPolicy {
     h = 31 * h + eviction.ordinal();
     h = 31 * h + Boolean.hashCode(enableChainMatching);
     h = 31 * h + Boolean.hashCode(requireChain);
-    return 31 * h + Boolean.hashCode(enableTenantHot);
+    h = 31 * h + Boolean.hashCode(enableTenantHot);
+    h = 31 * h + Boolean.hashCode(loadAware);
+    h = 31 * h + pressureTokens;
+    h = 31 * h + Float.hashCode(pressureBound);
+    h = 31 * h + rankedReplicas;
+    return 31 * h + Float.hashCode(hintPressure);
   }
 
   @Override
@@ -279,6 +361,17 @@ public final class ResolvedPolicy {
         + requireChain
         + ", enableTenantHot="
         + enableTenantHot
+        + (loadAware
+            ? ", loadAware{pressureTokens="
+                + pressureTokens
+                + ", pressureBound="
+                + pressureBound
+                + ", rankedReplicas="
+                + rankedReplicas
+                + ", hintPressure="
+                + hintPressure
+                + '}'
+            : "")
         + '}';
   }
 }

@@ -2,6 +2,7 @@ package io.inferencecache.engine.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -142,5 +143,48 @@ class ResolvedPolicyTest {
         .hasSameHashCodeAs(ResolvedPolicy.of(spec))
         .isNotEqualTo(ResolvedPolicy.DEFAULTS);
     assertThat(ResolvedPolicy.of(spec).toString()).contains("eviction=lfu");
+  }
+
+  @Test
+  void loadAwareRoutingIsOffUnlessWrittenAndEmptyMeansTheDefaults() {
+    assertThat(ResolvedPolicy.DEFAULTS.loadAware()).isFalse();
+    assertThat(ResolvedPolicy.DEFAULTS.rankedReplicas()).isEqualTo(1);
+    assertThat(resolve(policy()).loadAware()).isFalse();
+    final ResolvedPolicy on = resolve(policy().loadAwareRouting(LoadAwareSpec.DEFAULTS));
+    assertThat(on.loadAware()).isTrue();
+    assertThat(on.pressureTokens()).isEqualTo(ResolvedPolicy.PRESSURE_TOKENS_DEFAULT);
+    assertThat(on.pressureBound()).isEqualTo(ResolvedPolicy.PRESSURE_BOUND_DEFAULT);
+    assertThat(on.rankedReplicas()).isEqualTo(ResolvedPolicy.RANKED_REPLICAS_DEFAULT);
+    assertThat(on.hintPressure()).isZero();
+    assertThat(on).isNotEqualTo(resolve(policy()));
+    assertThat(on.toString()).contains("loadAware{pressureTokens=4096");
+  }
+
+  @Test
+  void loadAwareMembersAreClamped() {
+    final ResolvedPolicy low =
+        resolve(policy().loadAwareRouting(new LoadAwareSpec(-5, -1f, 0, Float.NaN)));
+    assertThat(low.pressureTokens()).isZero();
+    assertThat(low.pressureBound()).isEqualTo(ResolvedPolicy.PRESSURE_BOUND_DEFAULT);
+    assertThat(low.rankedReplicas()).isEqualTo(ResolvedPolicy.RANKED_REPLICAS_DEFAULT);
+    assertThat(low.hintPressure()).isZero();
+    final ResolvedPolicy high =
+        resolve(policy().loadAwareRouting(new LoadAwareSpec(100, 2.5f, 99, 0.125f)));
+    assertThat(high.pressureTokens()).isEqualTo(100);
+    assertThat(high.pressureBound()).isEqualTo(2.5f);
+    assertThat(high.rankedReplicas()).isEqualTo(ResolvedPolicy.RANKED_REPLICAS_MAX);
+    assertThat(high.hintPressure()).isEqualTo(0.125f);
+  }
+
+  @Test
+  void olderBodiesKeepTheirLoadAwareField() {
+    final PolicySpec spec = policy().loadAwareRouting(LoadAwareSpec.DEFAULTS).build();
+    assertThat(
+            new PolicySnapshot(5, List.of(spec), List.of())
+                .normalized()
+                .policies()
+                .get(0)
+                .loadAwareRouting())
+        .isEqualTo(LoadAwareSpec.DEFAULTS);
   }
 }

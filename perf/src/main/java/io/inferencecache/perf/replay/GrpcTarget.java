@@ -9,6 +9,7 @@ import io.grpc.stub.StreamObserver;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.engine.LookupRouter;
+import io.inferencecache.engine.policy.PolicySnapshot;
 import io.inferencecache.proto.v1alpha1.Ack;
 import io.inferencecache.proto.v1alpha1.CacheEvent;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
@@ -17,6 +18,7 @@ import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.proto.v1alpha1.PrefixEntry;
 import io.inferencecache.proto.v1alpha1.ReplicaScore;
+import io.inferencecache.proto.v1alpha1.ReplicaStats;
 import io.inferencecache.service.grpc.InferenceCacheService;
 import io.inferencecache.service.lookup.LookupMetrics;
 import io.inferencecache.service.lookup.LookupRouteHandler;
@@ -185,6 +187,36 @@ final class GrpcTarget implements RouteTarget {
             .setHashScheme(ReplayNames.SCHEME)
             .addPrefixes(e)
             .build();
+    send(u);
+  }
+
+  @Override
+  public void stats(final int replica, final float pressure) {
+    send(
+        CacheStateUpdate.newBuilder()
+            .setReplicaId(names.replicas[replica])
+            .setModelId(names.model)
+            .setTenantId(ReplayNames.TENANT)
+            .setHashScheme(ReplayNames.SCHEME)
+            .setStats(ReplicaStats.newBuilder().setPressure(pressure))
+            .build());
+  }
+
+  @Override
+  public void policy(final PolicySnapshot snapshot) {
+    if (index == null) {
+      throw new IllegalStateException(
+          "a remote server takes its policy on its /policy endpoint, not from the replay");
+    }
+    index.policyStore().replace(snapshot.normalized());
+  }
+
+  @Override
+  public boolean evictionsPending() {
+    return !pendingEvents.isEmpty();
+  }
+
+  private void send(final CacheStateUpdate u) {
     if (stream == null) {
       stream = new ReportStream();
       async.reportCacheState(stream);

@@ -28,13 +28,19 @@ public final class ReplayTrace {
   private final Path path;
   private final long[] timestampMs;
   private final int[] outputTokens;
+  private final int[] inputTokens;
   private final long[][] chains;
 
   private ReplayTrace(
-      final Path path, final long[] timestampMs, final int[] outputTokens, final long[][] chains) {
+      final Path path,
+      final long[] timestampMs,
+      final int[] outputTokens,
+      final int[] inputTokens,
+      final long[][] chains) {
     this.path = path;
     this.timestampMs = timestampMs;
     this.outputTokens = outputTokens;
+    this.inputTokens = inputTokens;
     this.chains = chains;
   }
 
@@ -66,7 +72,12 @@ public final class ReplayTrace {
           chain[i] = id;
         }
         chains.add(chain);
-        meta.add(new long[] {n.path("timestamp").asLong(), n.path("output_length").asLong()});
+        meta.add(
+            new long[] {
+              n.path("timestamp").asLong(),
+              n.path("output_length").asLong(),
+              n.path("input_length").asLong((long) chain.length * TOKENS_PER_BLOCK)
+            });
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read trace " + path, e);
@@ -76,15 +87,17 @@ public final class ReplayTrace {
     }
     final long[] ts = new long[chains.size()];
     final int[] out = new int[chains.size()];
+    final int[] in = new int[chains.size()];
     for (int i = 0; i < ts.length; i++) {
       ts[i] = meta.get(i)[0];
       out[i] = (int) Math.min(Integer.MAX_VALUE, Math.max(0, meta.get(i)[1]));
+      in[i] = (int) Math.min(Integer.MAX_VALUE, Math.max(0, meta.get(i)[2]));
       if (i > 0 && ts[i] < ts[i - 1]) {
         throw new IllegalArgumentException(
             "trace " + path + " is not in arrival order at request " + i);
       }
     }
-    return new ReplayTrace(path, ts, out, chains.toArray(new long[0][]));
+    return new ReplayTrace(path, ts, out, in, chains.toArray(new long[0][]));
   }
 
   public Path path() {
@@ -103,6 +116,11 @@ public final class ReplayTrace {
 
   public int outputTokens(final int i) {
     return outputTokens[i];
+  }
+
+  /** Prompt length of request {@code i}, tokens ({@code input_length}; chain × 512 if absent). */
+  public int inputTokens(final int i) {
+    return inputTokens[i];
   }
 
   /** The original block ids of request {@code i} (not to be modified). */

@@ -45,6 +45,27 @@ interface RouteTarget extends AutoCloseable {
   /** Applies every report made so far, then every queued eviction; returns when both are done. */
   void sync() throws Exception;
 
+  /**
+   * ReportCacheState of replica {@code replica}'s stats alone (no prefixes): its pressure, as the
+   * KV-event sidecar reports it. Ordered with {@link #report} (applied by the next {@link #sync}).
+   */
+  default void stats(final int replica, final float pressure) throws Exception {
+    throw new UnsupportedOperationException(describe() + " does not report stats");
+  }
+
+  /**
+   * Installs a {@code /policy} snapshot in the index's policy store (normalized, as the server's
+   * {@code /policy} endpoint does).
+   */
+  default void policy(final io.inferencecache.engine.policy.PolicySnapshot snapshot) {
+    throw new UnsupportedOperationException(describe() + " cannot take a policy");
+  }
+
+  /** Whether evictions are queued that the next {@link #sync} will apply. */
+  default boolean evictionsPending() {
+    return false;
+  }
+
   /** Off-heap bytes of the index, or -1 when the index is not in this JVM. */
   long offHeapBytes();
 

@@ -348,7 +348,7 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
 
   @Override
   public void publishEvent(final CacheEvent request, final StreamObserver<Ack> out) {
-    if (!CacheIndex.RESERVED_TENANT.equals(request.getTenantId())) {
+    if (ingestRules.admitEvent(request)) {
       index.applyEvent(IngestMapper.toEvent(request));
       if (feeds != null) {
         feeds.onEvent(request);

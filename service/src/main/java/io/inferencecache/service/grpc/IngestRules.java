@@ -3,6 +3,7 @@ package io.inferencecache.service.grpc;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.IngestUpdate;
 import io.inferencecache.engine.internal.HolderLayout;
+import io.inferencecache.proto.v1alpha1.CacheEvent;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.PrefixEntry;
 import io.inferencecache.service.server.LogRateLimiter;
@@ -83,6 +84,19 @@ public final class IngestRules {
     }
   }
 
+  /** What was ingested; {@link #ingested} counts each since start. */
+  public enum Ingested {
+    /**
+     * ReportCacheState updates passed to the index (some of their entries may have been dropped).
+     */
+    UPDATES,
+    /** Entries of those updates passed to the index. */
+    ENTRIES,
+    /** PublishEvent events applied to the index. */
+    EVENTS
+  }
+
+  private final LongAdder[] ingested = adders(Ingested.values().length);
   private final LongAdder[] entriesDropped = adders(EntryDrop.values().length);
   private final LongAdder[] updatesDropped = adders(UpdateDrop.values().length);
   private final LogRateLimiter log;
@@ -151,8 +165,22 @@ public final class IngestRules {
     if (drop != null) {
       logDrop(u, dropped, first);
     }
+    ingested[Ingested.UPDATES.ordinal()].increment();
+    ingested[Ingested.ENTRIES.ordinal()].add(n - dropped);
     final boolean[] skip = drop;
     return IngestMapper.toIngest(u, skip == null ? i -> true : i -> !skip[i]);
+  }
+
+  /**
+   * Whether a PublishEvent event reaches the index: every event but the reserved probe tenant's,
+   * which is acknowledged and ignored (as upstream does).
+   */
+  public boolean admitEvent(final CacheEvent e) {
+    if (CacheIndex.RESERVED_TENANT.equals(e.getTenantId())) {
+      return false;
+    }
+    ingested[Ingested.EVENTS.ordinal()].increment();
+    return true;
   }
 
   /** The field of entry {@code i} holding a hash over the limit, described, or null. */
@@ -193,6 +221,11 @@ public final class IngestRules {
         u.getPrefixesCount(),
         first,
         suppressed);
+  }
+
+  /** {@code what} ingested since start. */
+  public long ingested(final Ingested what) {
+    return ingested[what.ordinal()].sum();
   }
 
   /** Entries dropped for {@code reason} since start. */

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * handed out by {@code choose*ServerAlias} names the generation it came from, so a handshake that
  * spans a swap still gets a chain and key that belong together.
  */
-final class ReloadingKeyManager extends X509ExtendedKeyManager {
+public final class ReloadingKeyManager extends X509ExtendedKeyManager {
   private static final Logger LOG = LoggerFactory.getLogger(ReloadingKeyManager.class);
 
   /** The cert file's mtime is looked at most once per second. */
@@ -79,7 +79,7 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
    * @throws TlsConfigException of kind {@link TlsConfigException.Kind#LOAD_FAILED} when the files
    *     cannot be read or do not form a matching pair
    */
-  static ReloadingKeyManager load(final Path certFile, final Path keyFile) {
+  public static ReloadingKeyManager load(final Path certFile, final Path keyFile) {
     return load(certFile, keyFile, System::nanoTime);
   }
 
@@ -118,12 +118,12 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
   }
 
   /** The leaf certificate currently served. */
-  X509Certificate currentCertificate() {
+  public X509Certificate currentCertificate() {
     return current.pair().leaf();
   }
 
   /** Checks the cert file now, ignoring the interval. Returns true if a new pair was loaded. */
-  boolean reloadIfChanged() {
+  public boolean reloadIfChanged() {
     synchronized (reloadLock) {
       final Generation g = current;
       final FileTime mtime;

@@ -383,6 +383,7 @@ class InferenceCacheIngestTest {
     assertThat(r.getReplicaScoresList()).extracting(s -> s.getReplicaId()).containsExactly("r-b");
     assertThat(h.index.accessCount(TENANT, MODEL, SCHEME, "", hash(2, 0).toByteArray(), "r-a"))
         .isEqualTo(-1);
+    assertThat(h.service.ingestRules().ingested(IngestRules.Ingested.EVENTS)).isEqualTo(1);
   }
 
   @Test
@@ -410,6 +411,9 @@ class InferenceCacheIngestTest {
                 .getAccepted())
         .isTrue();
     assertThat(h.index.reservedEntries()).isEqualTo(1);
+    assertThat(h.service.ingestRules().ingested(IngestRules.Ingested.EVENTS))
+        .as("events of the reserved tenant are not counted as ingested")
+        .isZero();
   }
 
   @Test

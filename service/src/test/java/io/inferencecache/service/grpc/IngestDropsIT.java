@@ -23,6 +23,7 @@ import io.inferencecache.proto.v1alpha1.Ack;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.PrefixEntry;
 import io.inferencecache.service.grpc.IngestRules.EntryDrop;
+import io.inferencecache.service.grpc.IngestRules.Ingested;
 import io.inferencecache.service.grpc.IngestRules.UpdateDrop;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -89,6 +90,10 @@ class IngestDropsIT {
         .as("the chain with a long block hash is dropped whole")
         .isNotEqualTo("PREFIX_MATCH");
     assertThat(h.service.ingestRules().entriesDropped(EntryDrop.HASH_TOO_LONG)).isEqualTo(2);
+    assertThat(h.service.ingestRules().ingested(Ingested.UPDATES))
+        .as("every update reached the index, the mixed one without its two bad entries")
+        .isEqualTo(3);
+    assertThat(h.service.ingestRules().ingested(Ingested.ENTRIES)).isEqualTo(1 + 2 + 1);
     assertThat(log.list)
         .singleElement()
         .satisfies(
@@ -126,6 +131,8 @@ class IngestDropsIT {
     assertThat(h.index.reservedEntries()).isZero();
     assertThat(reasonFor(hashes(1, 4))).isEqualTo("PREFIX_MATCH");
     assertThat(h.service.ingestRules().updatesDropped(UpdateDrop.RESERVED_TENANT)).isEqualTo(1);
+    assertThat(h.service.ingestRules().ingested(Ingested.UPDATES)).isEqualTo(1);
+    assertThat(h.service.ingestRules().ingested(Ingested.ENTRIES)).isEqualTo(1);
   }
 
   @Test

@@ -21,6 +21,15 @@ public final class CachePolicy extends CustomResource<CachePolicy.Spec, Conditio
     public Integer lookupTimeoutMs;
     public Strategy strategy;
     public AffinityRouting affinityRouting;
+    public LoadAwareRouting loadAwareRouting;
+  }
+
+  /** Opt-in load-aware routing; unset = upstream answers. */
+  public static class LoadAwareRouting {
+    public Integer pressureTokens;
+    public String pressureBound;
+    public Integer rankedReplicas;
+    public String hintPressure;
   }
 
   /** Matching strategies. */

@@ -17,15 +17,20 @@ import io.kubernetes.client.util.generic.GenericKubernetesApi;
 public record CrdKind<O extends CustomResource<?, ?>, L extends CustomResourceList<O>>(
     Class<O> type, Class<L> listType, String kind, String plural, boolean namespaced) {
 
-  /** The six kinds, in the order of the specification. */
-  public static final java.util.List<CrdKind<?, ?>> ALL =
-      java.util.List.of(
-          CacheBackend.CRD,
-          CachePolicy.CRD,
-          CacheTenant.CRD,
-          CacheIndex.CRD,
-          PromptTemplate.CRD,
-          PDTopology.CRD);
+  /**
+   * The six kinds, in the order of the specification. A method, not a constant: each kind's {@code
+   * CRD} constant is a {@code CrdKind}, so a constant list here would read them while their classes
+   * are still initialising (whichever class a program touches first) and hold nulls.
+   */
+  public static java.util.List<CrdKind<?, ?>> all() {
+    return java.util.List.of(
+        CacheBackend.CRD,
+        CachePolicy.CRD,
+        CacheTenant.CRD,
+        CacheIndex.CRD,
+        PromptTemplate.CRD,
+        PDTopology.CRD);
+  }
 
   /** The CustomResourceDefinition name, {@code <plural>.inferencecache.io}. */
   public String crdName() {

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class CrdSchemaMatchesModelTest {
   static Stream<CrdKind<?, ?>> kinds() {
-    return CrdKind.ALL.stream();
+    return CrdKind.all().stream();
   }
 
   @ParameterizedTest

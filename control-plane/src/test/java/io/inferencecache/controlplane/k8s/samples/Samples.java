@@ -46,7 +46,7 @@ public final class Samples {
           if (CustomResource.API_VERSION.equals(object.get("apiVersion"))) {
             String kind = (String) object.get("kind");
             CrdKind<?, ?> crd =
-                CrdKind.ALL.stream()
+                CrdKind.all().stream()
                     .filter(k -> k.kind().equals(kind))
                     .findFirst()
                     .orElseThrow(() -> new IllegalStateException(file + ": unknown kind " + kind));

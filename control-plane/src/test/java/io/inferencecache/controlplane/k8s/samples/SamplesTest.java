@@ -20,7 +20,7 @@ class SamplesTest {
     Set<String> kinds =
         Samples.documents().stream().map(d -> d.kind().kind()).collect(Collectors.toSet());
     assertThat(kinds)
-        .containsExactlyInAnyOrderElementsOf(CrdKind.ALL.stream().map(CrdKind::kind).toList());
+        .containsExactlyInAnyOrderElementsOf(CrdKind.all().stream().map(CrdKind::kind).toList());
     assertThat(Samples.files()).hasSize(10);
   }
 

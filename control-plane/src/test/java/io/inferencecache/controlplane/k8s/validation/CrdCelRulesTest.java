@@ -57,6 +57,14 @@ class CrdCelRulesTest {
               List.of("spec: {strategy: {enableChainMatching: false, requireChain: true}}"),
               "strategy.requireChain requires strategy.enableChainMatching"),
           new Case(
+              CachePolicy.CRD,
+              "spec.loadAwareRouting",
+              "spec: {loadAwareRouting: {pressureBound: '1.5'}}",
+              List.of(
+                  "spec: {loadAwareRouting: {pressureBound: '0'}}",
+                  "spec: {loadAwareRouting: {pressureBound: '0.000'}}"),
+              "loadAwareRouting.pressureBound must be greater than zero"),
+          new Case(
               CacheBackend.CRD,
               "spec.lmCache.podLocal.server.l1Capacity",
               POD_LOCAL.formatted("8Gi"),
@@ -71,7 +79,7 @@ class CrdCelRulesTest {
               "l1Capacity must be greater than zero"));
 
   static Stream<Arguments> shippedRules() {
-    return CrdKind.ALL.stream()
+    return CrdKind.all().stream()
         .flatMap(k -> CrdCelRules.forKind(k).rules().stream().map(r -> Arguments.of(k.kind(), r)));
   }
 

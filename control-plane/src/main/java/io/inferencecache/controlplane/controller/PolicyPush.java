@@ -1,0 +1,93 @@
+package io.inferencecache.controlplane.controller;
+
+import com.google.gson.JsonObject;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The policy push (leader only): list every CachePolicy and CacheTenant from the informer caches,
+ * build the one full body and POST it, the list and the POST under one lock so that an older list
+ * can never land after a newer one. The policy-audience token is re-read on every push.
+ */
+public final class PolicyPush {
+  private static final Logger LOG = LoggerFactory.getLogger(PolicyPush.class);
+
+  /** What the caches hold; {@code null} while a cache cannot list (not synced, CRD missing). */
+  public interface Source {
+    List<JsonObject> list();
+  }
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Source policies;
+  private final Source tenants;
+  private final ServerBridge bridge;
+  private final String url;
+  private final Path tokenFile;
+  private final BooleanSupplier leader;
+
+  public PolicyPush(
+      final Source policies,
+      final Source tenants,
+      final ServerBridge bridge,
+      final String url,
+      final Path tokenFile,
+      final BooleanSupplier leader) {
+    this.policies = policies;
+    this.tenants = tenants;
+    this.bridge = bridge;
+    this.url = url;
+    this.tokenFile = tokenFile;
+    this.leader = leader;
+  }
+
+  /** The outcome of one push. */
+  public enum Outcome {
+    /** The server accepted the body. */
+    PUSHED,
+    /** Not the leader, or no CachePolicy list yet: nothing was sent. */
+    SKIPPED
+  }
+
+  /**
+   * Pushes once.
+   *
+   * @throws IOException on a non-2xx answer ({@link ServerBridge.BridgeException}) or a transport
+   *     failure
+   */
+  public Outcome push() throws IOException, InterruptedException {
+    lock.lockInterruptibly();
+    try {
+      if (!leader.getAsBoolean()) {
+        return Outcome.SKIPPED;
+      }
+      final List<JsonObject> p = policies.list();
+      if (p == null) {
+        LOG.info("policy push skipped: the CachePolicy cache has not listed yet");
+        return Outcome.SKIPPED;
+      }
+      final List<JsonObject> t = tenants.list();
+      final String body = PolicyBody.build(p, t == null ? List.of() : t);
+      bridge.postPolicy(url, body, tokenFile);
+      LOG.debug("policy pushed: {}", body);
+      return Outcome.PUSHED;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The periodic push: a failure is only logged. */
+  public void tick() {
+    try {
+      push();
+    } catch (IOException e) {
+      LOG.warn("periodic policy push to {} failed: {}", url, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,470 @@
+package io.inferencecache.controlplane.controller.backend;
+
+import io.inferencecache.controlplane.controller.EventRecorder;
+import io.inferencecache.controlplane.k8s.model.CacheBackend;
+import io.inferencecache.controlplane.k8s.model.CustomResource;
+import io.kubernetes.client.extended.controller.reconciler.Reconciler;
+import io.kubernetes.client.extended.controller.reconciler.Request;
+import io.kubernetes.client.extended.controller.reconciler.Result;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.JSON;
+import io.kubernetes.client.openapi.apis.CustomObjectsApi;
+import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.util.generic.GenericKubernetesApi;
+import io.kubernetes.client.util.generic.KubernetesApiResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles one CacheBackend: dispatch on {@code spec.type}, integration mode and remote-storage
+ * ownership (EventsOnly, host-only, External, Managed Redis, or unmanaged), refresh the matched
+ * engine pods, write the status once and only when it changed, then emit the transition events of
+ * that persisted change. Errors (apply, status write) go back to the queue's rate limiter; the
+ * periodic cadences (first-event deadline, probe slot, matched pods) are plain requeues.
+ */
+public final class CacheBackendReconciler implements Reconciler {
+  private static final Logger LOG = LoggerFactory.getLogger(CacheBackendReconciler.class);
+
+  private final GenericKubernetesApi<CacheBackend, ?> backends;
+  private final CustomObjectsApi custom;
+  private final OwnedWorkload workload;
+  private final MatchedPods matched;
+  private final ProbeGate probe;
+  private final EventRecorder events;
+  private final BooleanSupplier leader;
+  private final Clock clock;
+
+  CacheBackendReconciler(
+      final ApiClient client,
+      final ProbeGate probe,
+      final EventRecorder events,
+      final BooleanSupplier leader,
+      final Clock clock) {
+    this.backends = CacheBackend.CRD.api(client);
+    this.custom = new CustomObjectsApi(client);
+    this.workload = new OwnedWorkload(client);
+    this.matched = new MatchedPods(client);
+    this.probe = probe;
+    this.events = events;
+    this.leader = leader;
+    this.clock = clock;
+  }
+
+  /** What dispatch decided beside the status. */
+  private static final class Outcome {
+    Duration requeue;
+    Exception error;
+    boolean consumesProbeSlot;
+
+    void requeue(final Duration d) {
+      if (d != null && (requeue == null || d.compareTo(requeue) < 0)) {
+        requeue = d;
+      }
+    }
+  }
+
+  @Override
+  public Result reconcile(final Request request) {
+    try {
+      return reconcileOnce(request);
+    } catch (RuntimeException e) {
+      LOG.error("cachebackend {} reconcile failed", request, e);
+      return new Result(true);
+    }
+  }
+
+  private Result reconcileOnce(final Request request) {
+    if (!leader.getAsBoolean()) {
+      return new Result(false);
+    }
+    final KubernetesApiResponse<CacheBackend> got =
+        backends.get(request.getNamespace(), request.getName());
+    if (got.getHttpStatusCode() == 404) {
+      probe.forget(request.getNamespace() + "/" + request.getName());
+      return new Result(false);
+    }
+    if (!got.isSuccess()) {
+      LOG.warn("cachebackend {} not read: {}", request, got.getHttpStatusCode());
+      return new Result(true);
+    }
+    final CacheBackend cr = got.getObject();
+    LOG.debug("reconciling cachebackend {} (generation {})", request, Backends.generation(cr));
+    final OffsetDateTime now =
+        OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS);
+    final CacheBackend.Status old =
+        cr.getStatus() == null ? new CacheBackend.Status() : copy(cr.getStatus());
+    final CacheBackend.Status st = copy(old);
+    final Outcome out = new Outcome();
+    try {
+      dispatch(cr, st, old, now, out);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Result(true);
+    } catch (ApiException e) {
+      out.error = e;
+    }
+    out.requeue(matched.refresh(cr, st));
+    st.failOpen = Backends.failOpen(cr);
+    Conditions.keepTransitionTimes(old.conditions, st.conditions);
+    if (!JSON.serialize(old).equals(JSON.serialize(st))) {
+      cr.setStatus(st);
+      try {
+        custom
+            .replaceNamespacedCustomObjectStatus(
+                CustomResource.GROUP,
+                CustomResource.VERSION,
+                cr.getMetadata().getNamespace(),
+                CacheBackend.CRD.plural(),
+                cr.getMetadata().getName(),
+                cr)
+            .execute();
+      } catch (ApiException e) {
+        LOG.warn(
+            "cachebackend {} status not written: {} {}",
+            request,
+            e.getCode(),
+            e.getResponseBody() == null ? e.getMessage() : e.getResponseBody().strip());
+        return new Result(true);
+      }
+      TransitionEvents.emit(events, cr, old, st);
+    }
+    if (out.consumesProbeSlot) {
+      probe.commit(Backends.key(cr), now.toInstant());
+    }
+    if (out.error != null) {
+      LOG.warn("cachebackend {}: {}", request, message(out.error));
+      return new Result(true);
+    }
+    return out.requeue == null ? new Result(false) : new Result(true, out.requeue);
+  }
+
+  private static String message(final Exception e) {
+    if (e instanceof ApiException a) {
+      return a.getCode()
+          + " "
+          + (a.getResponseBody() == null ? a.getMessage() : a.getResponseBody());
+    }
+    return e.getMessage();
+  }
+
+  private CacheBackend.Status copy(final CacheBackend.Status s) {
+    return JSON.deserialize(JSON.serialize(s), CacheBackend.Status.class);
+  }
+
+  /** Whether the webhook has an engine adapter for the backend's (runtime, type). */
+  static boolean hasAdapter(final CacheBackend cr) {
+    final CacheBackend.EngineRuntime runtime = Backends.spec(cr).runtime;
+    if (runtime == null) {
+      return false;
+    }
+    return Backends.type(cr) == CacheBackend.CacheType.LMCACHE
+        || runtime == CacheBackend.EngineRuntime.SGLANG;
+  }
+
+  private void dispatch(
+      final CacheBackend cr,
+      final CacheBackend.Status st,
+      final CacheBackend.Status old,
+      final OffsetDateTime now,
+      final Outcome out)
+      throws ApiException, InterruptedException {
+    final CacheBackend.RemoteStorage rs = Backends.spec(cr).remoteStorage;
+    final boolean hiCache = Backends.type(cr) == CacheBackend.CacheType.SGLANG_HICACHE;
+    if (Backends.eventsOnly(cr)) {
+      if (!hasAdapter(cr)) {
+        unmanaged(cr, st);
+        return;
+      }
+      workload.deleteOwned(cr);
+      serverless(cr, st, old, now, out, "EventsOnlyActive");
+      return;
+    }
+    if (!hasAdapter(cr)) {
+      unmanaged(cr, st);
+      return;
+    }
+    if (rs == null) {
+      workload.deleteOwned(cr);
+      if (hiCache) {
+        unmanaged(cr, st);
+        return;
+      }
+      serverless(cr, st, old, now, out, "HostOnlyActive");
+      return;
+    }
+    if (hiCache || rs.provider != CacheBackend.Provider.REDIS) {
+      unmanaged(cr, st);
+      return;
+    }
+    if (rs.ownership == CacheBackend.Ownership.EXTERNAL) {
+      workload.deleteOwned(cr);
+      external(cr, st, rs, now);
+      return;
+    }
+    managed(cr, st, now, out);
+  }
+
+  private void unmanaged(final CacheBackend cr, final CacheBackend.Status st) throws ApiException {
+    workload.deleteOwned(cr);
+    probe.forget(Backends.key(cr));
+    st.connector = null;
+    st.remoteStorage = null;
+    st.firstAvailableAt = null;
+    Conditions.remove(
+        st.conditions,
+        ReadyRules.READY,
+        ReadyRules.PROGRESSING,
+        ReadyRules.DEGRADED,
+        ProbeGate.TYPE,
+        "EngineKernelsHealthy",
+        ReadyRules.T2_DEGRADED,
+        "EngineCompatibility",
+        "ConnectorReady",
+        ReadyRules.REMOTE_STORAGE_READY);
+    st.observedGeneration = Backends.generation(cr);
+  }
+
+  private void serverless(
+      final CacheBackend cr,
+      final CacheBackend.Status st,
+      final CacheBackend.Status old,
+      final OffsetDateTime now,
+      final Outcome out,
+      final String base) {
+    final long gen = Backends.generation(cr);
+    probe.forget(Backends.key(cr));
+    final boolean fromServerMode = old.remoteStorage != null;
+    st.remoteStorage = null;
+    st.connector = null;
+    Conditions.remove(
+        st.conditions,
+        ReadyRules.REMOTE_STORAGE_READY,
+        ProbeGate.TYPE,
+        ReadyRules.T2_DEGRADED,
+        "ConnectorReady");
+    if (Backends.eventsOnly(cr)) {
+      Conditions.remove(st.conditions, "EngineKernelsHealthy", "EngineCompatibility");
+    }
+    final boolean fresh = st.firstAvailableAt == null || fromServerMode;
+    if (fresh) {
+      st.firstAvailableAt = now;
+    }
+    st.conditions =
+        Conditions.set(
+            st.conditions,
+            ReadyRules.READY,
+            Conditions.TRUE,
+            base,
+            "EventsOnlyActive".equals(base)
+                ? "routing only: engines report KV events, nothing is provisioned"
+                : "host-only cache hierarchy: nothing is provisioned",
+            gen,
+            now);
+    ReadyRules.notDegraded(st, gen, now);
+    out.requeue(
+        ReadyRules.kvEventGate(
+            cr, st, Conditions.reason(old.conditions, ReadyRules.READY), fromServerMode, now));
+    ReadyRules.progressing(st, gen, now);
+    st.observedGeneration = gen;
+  }
+
+  /** {@code host:port}, no scheme, no whitespace or control characters, port 1..65535. */
+  static String endpointProblem(final String endpoint) {
+    for (int i = 0; i < endpoint.length(); i++) {
+      final char c = endpoint.charAt(i);
+      if (Character.isWhitespace(c) || Character.isISOControl(c)) {
+        return "endpoint must not contain whitespace or control characters";
+      }
+    }
+    if (endpoint.contains("://")) {
+      return "endpoint must be a bare host:port, without a scheme";
+    }
+    final int colon = endpoint.lastIndexOf(':');
+    if (colon <= 0 || colon == endpoint.length() - 1) {
+      return "endpoint must be host:port";
+    }
+    final String host = endpoint.substring(0, colon);
+    if (host.contains("/")) {
+      return "endpoint must be a bare host:port, without a path";
+    }
+    try {
+      final int port = Integer.parseInt(endpoint.substring(colon + 1));
+      if (port < 1 || port > 65535) {
+        return "endpoint port must be within 1..65535";
+      }
+    } catch (NumberFormatException e) {
+      return "endpoint port must be a number within 1..65535";
+    }
+    return null;
+  }
+
+  private void external(
+      final CacheBackend cr,
+      final CacheBackend.Status st,
+      final CacheBackend.RemoteStorage rs,
+      final OffsetDateTime now) {
+    final long gen = Backends.generation(cr);
+    probe.forget(Backends.key(cr));
+    final String endpoint = rs.endpoint == null ? "" : rs.endpoint.strip();
+    final String status;
+    final String reason;
+    final String message;
+    final String problem = endpoint.isEmpty() ? null : endpointProblem(endpoint);
+    if (endpoint.isEmpty()) {
+      status = Conditions.FALSE;
+      reason = "ExternalEndpointMissing";
+      message = "spec.remoteStorage.endpoint is required for ownership External (host:port)";
+    } else if (problem != null) {
+      status = Conditions.FALSE;
+      reason = "ExternalEndpointInvalid";
+      message = "spec.remoteStorage." + problem + " (got \"" + endpoint + "\")";
+    } else {
+      status = Conditions.TRUE;
+      reason = "ExternalEndpointAccepted";
+      message = "external Redis " + endpoint + " accepted (reachability is not probed)";
+    }
+    st.conditions =
+        Conditions.set(st.conditions, ReadyRules.READY, status, reason, message, gen, now);
+    st.conditions =
+        Conditions.set(
+            st.conditions,
+            ReadyRules.REMOTE_STORAGE_READY,
+            status,
+            Conditions.TRUE.equals(status) ? "RemoteStorageReady" : reason,
+            message,
+            gen,
+            now);
+    st.remoteStorage = new CacheBackend.RemoteStorageStatus();
+    st.remoteStorage.provider = CacheBackend.Provider.REDIS;
+    st.remoteStorage.endpoint = problem == null && !endpoint.isEmpty() ? endpoint : null;
+    st.remoteStorage.ready =
+        Conditions.TRUE.equals(status)
+            ? CacheBackend.ConditionStatus.TRUE
+            : CacheBackend.ConditionStatus.FALSE;
+    Conditions.remove(
+        st.conditions,
+        ReadyRules.DEGRADED,
+        ProbeGate.TYPE,
+        "EngineKernelsHealthy",
+        ReadyRules.T2_DEGRADED,
+        "EngineCompatibility");
+    ReadyRules.progressing(st, gen, now);
+    st.observedGeneration = gen;
+  }
+
+  private void managed(
+      final CacheBackend cr,
+      final CacheBackend.Status st,
+      final OffsetDateTime now,
+      final Outcome out)
+      throws ApiException, InterruptedException {
+    final long gen = Backends.generation(cr);
+    final String ns = cr.getMetadata().getNamespace();
+    final String name = cr.getMetadata().getName();
+    V1Deployment deployment;
+    V1Service service;
+    boolean applied = true;
+    try {
+      deployment = workload.applyDeployment(cr, RedisWorkload.deployment(cr));
+      service = workload.applyService(cr, RedisWorkload.service(cr));
+    } catch (RedisWorkload.RenderException | OwnedWorkload.NotOwnedException e) {
+      out.error = e;
+      applied = false;
+      deployment = null;
+      service = null;
+    } catch (ApiException e) {
+      out.error = e;
+      applied = false;
+      deployment = workload.readDeployment(ns, name);
+      service = workload.readService(ns, name);
+    }
+    if (deployment != null && !OwnedWorkload.controlledBy(deployment.getMetadata(), cr)) {
+      deployment = null;
+    }
+    final ReadyRules.Verdict base;
+    if (!applied && deployment == null) {
+      base =
+          new ReadyRules.Verdict(
+              Conditions.FALSE,
+              ReadyRules.ROLLOUT,
+              "Redis workload not applied: " + message(out.error));
+    } else {
+      base = ReadyRules.deploymentReady(deployment);
+    }
+    st.conditions =
+        Conditions.set(
+            st.conditions,
+            ReadyRules.READY,
+            base.status(),
+            base.reason(),
+            base.message(),
+            gen,
+            now);
+    final boolean ready = Conditions.TRUE.equals(base.status());
+    st.conditions =
+        Conditions.set(
+            st.conditions,
+            ReadyRules.REMOTE_STORAGE_READY,
+            ready
+                ? Conditions.TRUE
+                : ReadyRules.ROLLOUT.equals(base.reason()) ? Conditions.UNKNOWN : Conditions.FALSE,
+            ready
+                ? "RemoteStorageReady"
+                : ReadyRules.ROLLOUT.equals(base.reason())
+                    ? "RemoteStoragePending"
+                    : "RemoteStorageUnavailable",
+            base.message(),
+            gen,
+            now);
+    st.remoteStorage = new CacheBackend.RemoteStorageStatus();
+    st.remoteStorage.provider = CacheBackend.Provider.REDIS;
+    st.remoteStorage.endpoint =
+        service != null && OwnedWorkload.controlledBy(service.getMetadata(), cr)
+            ? RedisWorkload.endpoint(service)
+            : null;
+    st.remoteStorage.ready =
+        ready
+            ? CacheBackend.ConditionStatus.TRUE
+            : ReadyRules.ROLLOUT.equals(base.reason())
+                ? CacheBackend.ConditionStatus.UNKNOWN
+                : CacheBackend.ConditionStatus.FALSE;
+    if (ReadyRules.REPLICAS_UNAVAILABLE.equals(base.reason())) {
+      st.conditions =
+          Conditions.set(
+              st.conditions,
+              ReadyRules.DEGRADED,
+              Conditions.TRUE,
+              ReadyRules.REPLICAS_UNAVAILABLE,
+              base.message(),
+              gen,
+              now);
+    } else {
+      ReadyRules.notDegraded(st, gen, now);
+    }
+    boolean fresh = false;
+    if (ready && st.firstAvailableAt == null) {
+      st.firstAvailableAt = now;
+      fresh = true;
+    }
+    final String oldReady =
+        Conditions.reason(
+            cr.getStatus() == null ? null : cr.getStatus().conditions, ReadyRules.READY);
+    out.requeue(ReadyRules.kvEventGate(cr, st, oldReady, fresh, now));
+    final ProbeGate.Verdict v = probe.evaluate(cr, st, now);
+    out.requeue(v.requeue());
+    out.consumesProbeSlot = v.consumesSlot();
+    ReadyRules.progressing(st, gen, now);
+    ReadyRules.t2Degraded(st, gen, now);
+    if (applied) {
+      st.observedGeneration = gen;
+    }
+  }
+}

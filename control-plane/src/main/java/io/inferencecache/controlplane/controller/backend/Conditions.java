@@ -1,0 +1,95 @@
+package io.inferencecache.controlplane.controller.backend;
+
+import io.kubernetes.client.openapi.models.V1Condition;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A status's condition list (a list map keyed by {@code type}): setting a condition keeps its
+ * {@code lastTransitionTime} while its status is unchanged, so an unchanged verdict is an unchanged
+ * object and no write.
+ */
+final class Conditions {
+  static final String TRUE = "True";
+  static final String FALSE = "False";
+  static final String UNKNOWN = "Unknown";
+
+  private Conditions() {}
+
+  static V1Condition get(final List<V1Condition> list, final String type) {
+    if (list == null) {
+      return null;
+    }
+    for (final V1Condition c : list) {
+      if (type.equals(c.getType())) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  static boolean is(final List<V1Condition> list, final String type, final String status) {
+    final V1Condition c = get(list, type);
+    return c != null && status.equals(c.getStatus());
+  }
+
+  static String reason(final List<V1Condition> list, final String type) {
+    final V1Condition c = get(list, type);
+    return c == null ? null : c.getReason();
+  }
+
+  /** Sets {@code type}; returns the list (created when {@code list} is null). */
+  static List<V1Condition> set(
+      final List<V1Condition> list,
+      final String type,
+      final String status,
+      final String reason,
+      final String message,
+      final long generation,
+      final OffsetDateTime now) {
+    final List<V1Condition> out = list == null ? new ArrayList<>() : list;
+    final V1Condition existing = get(out, type);
+    if (existing == null) {
+      out.add(
+          new V1Condition()
+              .type(type)
+              .status(status)
+              .reason(reason)
+              .message(message)
+              .observedGeneration(generation)
+              .lastTransitionTime(now));
+      return out;
+    }
+    if (!status.equals(existing.getStatus())) {
+      existing.setLastTransitionTime(now);
+    }
+    existing.status(status).reason(reason).message(message).observedGeneration(generation);
+    return out;
+  }
+
+  /**
+   * Gives every condition of {@code now} whose status equals its counterpart in {@code old} that
+   * counterpart's {@code lastTransitionTime} (a verdict rebuilt within one reconcile did not move).
+   */
+  static void keepTransitionTimes(final List<V1Condition> old, final List<V1Condition> now) {
+    if (now == null) {
+      return;
+    }
+    for (final V1Condition c : now) {
+      final V1Condition o = get(old, c.getType());
+      if (o != null && o.getStatus().equals(c.getStatus())) {
+        c.setLastTransitionTime(o.getLastTransitionTime());
+      }
+    }
+  }
+
+  static void remove(final List<V1Condition> list, final String... types) {
+    if (list == null) {
+      return;
+    }
+    for (final String t : types) {
+      list.removeIf(c -> t.equals(c.getType()));
+    }
+  }
+}

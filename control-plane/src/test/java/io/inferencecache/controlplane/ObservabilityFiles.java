@@ -1,0 +1,107 @@
+package io.inferencecache.controlplane;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The shipped alert rules ({@code ops/alerts}) and dashboard ({@code ops/dashboards}), parsed. */
+final class ObservabilityFiles {
+  static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  static final Path ALERTS = ROOT.resolve("ops/alerts");
+  static final Path RULES = ALERTS.resolve("inference-cache.rules.yaml");
+  static final Path RULE_TESTS = ALERTS.resolve("inference-cache.rules.test.yaml");
+  static final Path DASHBOARD = ROOT.resolve("ops/dashboards/inference-cache.json");
+  static final Path RUNBOOKS = ROOT.resolve("docs/observability/alerts.md");
+
+  /**
+   * Series the controller exports ({@code inferencecache_backend_*}); a server does not, so the
+   * live-server check leaves them to the controller's own metrics test.
+   */
+  static final String CONTROLLER_SERIES_PREFIX = "inferencecache_backend_";
+
+  private static final Pattern SERIES = Pattern.compile("\\binferencecache_[a-z0-9_]*[a-z0-9]");
+
+  private ObservabilityFiles() {}
+
+  /** One alerting rule. */
+  record Alert(String group, String name, String expr, JsonNode labels, JsonNode annotations) {
+    /** The {@code inferencecache_*} series the expression reads that a server exports. */
+    Set<String> serverSeries() {
+      final Set<String> names = new LinkedHashSet<>();
+      final Matcher m = SERIES.matcher(expr);
+      while (m.find()) {
+        if (!m.group().startsWith(CONTROLLER_SERIES_PREFIX)) {
+          names.add(m.group());
+        }
+      }
+      return names;
+    }
+  }
+
+  private static JsonNode read(final ObjectMapper mapper, final Path p) {
+    try {
+      return mapper.readTree(p.toFile());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static JsonNode rules() {
+    return read(new ObjectMapper(new YAMLFactory()), RULES);
+  }
+
+  static int groupCount() {
+    return rules().path("groups").size();
+  }
+
+  static List<Alert> alerts() {
+    final List<Alert> out = new ArrayList<>();
+    for (final JsonNode g : rules().path("groups")) {
+      for (final JsonNode r : g.path("rules")) {
+        out.add(
+            new Alert(
+                g.path("name").asText(),
+                r.path("alert").asText(),
+                r.path("expr").asText(),
+                r.path("labels"),
+                r.path("annotations")));
+      }
+    }
+    return out;
+  }
+
+  static JsonNode dashboard() {
+    return read(new ObjectMapper(), DASHBOARD);
+  }
+
+  /** Every query of the dashboard, keyed {@code <panel title> [<refId>]}. */
+  static Map<String, String> dashboardQueries() {
+    final Map<String, String> out = new LinkedHashMap<>();
+    for (final JsonNode p : dashboard().path("panels")) {
+      for (final JsonNode t : p.path("targets")) {
+        out.put(
+            p.path("title").asText() + " [" + t.path("refId").asText() + "]",
+            t.path("expr").asText());
+      }
+    }
+    return out;
+  }
+
+  /** {@code expr} with the dashboard's variables set as Grafana would. */
+  static String substitute(final String expr, final String namespace, final String rateInterval) {
+    return expr.replace("$namespace", namespace)
+        .replace("$model", ".*")
+        .replace("$__rate_interval", rateInterval);
+  }
+}

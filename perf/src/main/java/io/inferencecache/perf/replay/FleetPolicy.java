@@ -1,0 +1,52 @@
+package io.inferencecache.perf.replay;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** The routing policies {@link FleetSim} compares, all in one run on the same trace. */
+public enum FleetPolicy {
+  /** The top replica of the server's LookupRoute answer (upstream strategy); none → round-robin. */
+  TOP_HINT("top-hint", true, false),
+  /** The same with the CachePolicy's {@code loadAwareRouting} on. */
+  TOP_HINT_LOAD_AWARE("top-hint-load-aware", true, true),
+  /** The top replica of a PREFIX_MATCH answer, anything else → least-loaded (exact state). */
+  PREFIX_ELSE_LEAST_LOADED("prefix-else-least-loaded", true, false),
+  /** Replicas in turn. */
+  ROUND_ROBIN("round-robin", false, false),
+  /** Fewest running + waiting requests (exact state); ties at random. */
+  LEAST_LOADED("least-loaded", false, false),
+  /**
+   * An llm-d-like weighted scorer on exact state: {@code wp × prefix fraction + wq × queue score +
+   * wk × (1 − KV use)}, the highest wins, ties at random.
+   */
+  LLMD("llm-d-like", false, false),
+  /**
+   * A Dynamo-like cost on exact state: {@code overlapWeight × blocks to prefill + active blocks},
+   * the lowest wins (temperature 0) or softmax sampling of the normalized costs.
+   */
+  DYNAMO("dynamo-like", false, false);
+
+  final String label;
+  final boolean usesIndex;
+  final boolean loadAware;
+
+  FleetPolicy(final String label, final boolean usesIndex, final boolean loadAware) {
+    this.label = label;
+    this.usesIndex = usesIndex;
+    this.loadAware = loadAware;
+  }
+
+  static FleetPolicy parse(final String s) {
+    for (FleetPolicy p : values()) {
+      if (p.label.equals(s.toLowerCase(Locale.ROOT))) {
+        return p;
+      }
+    }
+    throw new FleetOptions.UsageException("unknown policy " + s + "; one of " + names());
+  }
+
+  static String names() {
+    return Arrays.stream(values()).map(p -> p.label).collect(Collectors.joining(", "));
+  }
+}
