@@ -4,7 +4,6 @@ import static io.inferencecache.engine.internal.RunLayout.CELL_BYTES;
 import static io.inferencecache.engine.internal.RunLayout.CELL_GEN_OFFSET;
 import static io.inferencecache.engine.internal.RunLayout.CELL_PALETTE_OFFSET;
 import static io.inferencecache.engine.internal.RunLayout.CELL_SLOT_OFFSET;
-import static io.inferencecache.engine.internal.RunLayout.PALETTE_BYTES;
 import static io.inferencecache.engine.internal.RunLayout.PALETTE_DELTA_OFFSET;
 import static io.inferencecache.engine.internal.RunLayout.PALETTE_SEEN_OFFSET;
 import static io.inferencecache.engine.internal.RunLayout.PALETTE_TIER_OFFSET;
@@ -38,6 +37,8 @@ public final class RunCursor implements AutoCloseable {
   private int cols;
   private int hashLen;
   private int paletteAt;
+  private int paletteStride;
+  private boolean wideHolders;
   private int tokensAt;
   private int holdersAt;
   private int hashesAt;
@@ -53,9 +54,9 @@ public final class RunCursor implements AutoCloseable {
       if (!enter(store, key.store, key.length)) {
         return false;
       }
-      final int tag = view.getInt(RunLayout.TAG_OFFSET, ORDER);
-      if (tag == RunLayout.RUN_TAG) {
-        parse();
+      final byte tag = view.getByte(RunLayout.TAG_OFFSET);
+      if (tag == RunLayout.RUN_TAG && view.capacity() >= RunLayout.UNIT_HEADER_BYTES) {
+        parse(keyHashLen);
         row = 0;
         return true;
       }
@@ -63,8 +64,12 @@ public final class RunCursor implements AutoCloseable {
         close();
         return false;
       }
-      final int r = view.getInt(RunLayout.LOCATOR_ROW_OFFSET, ORDER);
+      final int r = view.getByte(RunLayout.LOCATOR_ROW_OFFSET) & 0xFF;
       final int hl = view.capacity() - RunLayout.LOCATOR_HASH_OFFSET;
+      if (hl != keyHashLen) {
+        close();
+        return false;
+      }
       System.arraycopy(key.bytes, 0, head.bytes, 0, HolderLayout.KEY_PARTITION_BYTES);
       view.getBytes(
           RunLayout.LOCATOR_HASH_OFFSET, head.bytes, HolderLayout.KEY_PARTITION_BYTES, hl);
@@ -73,12 +78,10 @@ public final class RunCursor implements AutoCloseable {
       if (!enter(store, head.store, head.length)) {
         continue;
       }
-      if (view.getInt(RunLayout.TAG_OFFSET, ORDER) == RunLayout.RUN_TAG) {
-        parse();
-        if (r > 0
-            && r < rows
-            && hashLen == keyHashLen
-            && rowEquals(r, key.bytes, HolderLayout.KEY_PARTITION_BYTES)) {
+      if (view.getByte(RunLayout.TAG_OFFSET) == RunLayout.RUN_TAG
+          && view.capacity() >= RunLayout.UNIT_HEADER_BYTES) {
+        parse(hl);
+        if (r > 0 && r < rows && rowEquals(r, key.bytes, HolderLayout.KEY_PARTITION_BYTES)) {
           row = r;
           return true;
         }
@@ -108,16 +111,25 @@ public final class RunCursor implements AutoCloseable {
     return true;
   }
 
-  private void parse() {
-    rows = view.getShort(RunLayout.ROWS_OFFSET, ORDER) & 0xFFFF;
-    cols = view.getShort(RunLayout.COLS_OFFSET, ORDER) & 0xFFFF;
-    final int pal = view.getShort(RunLayout.PALETTE_OFFSET, ORDER) & 0xFFFF;
-    hashLen = view.getShort(RunLayout.HASH_LENGTH_OFFSET, ORDER) & 0xFFFF;
-    paletteAt = RunLayout.paletteOffset(rows, cols);
-    tokensAt = RunLayout.tokensOffset(rows, cols, pal);
-    holdersAt = RunLayout.holdersOffset(rows, cols, pal);
-    hashesAt = RunLayout.hashesOffset(rows, cols, pal);
+  private void parse(final int keyHashLen) {
+    final int flags = view.getByte(RunLayout.FLAGS_OFFSET) & 0xFF;
+    final boolean unit = (flags & RunLayout.FLAG_UNIT) != 0;
+    rows = unit ? 1 : view.getShort(RunLayout.ROWS_OFFSET, ORDER) & 0xFFFF;
+    cols = unit ? 1 : view.getShort(RunLayout.COLS_OFFSET, ORDER) & 0xFFFF;
+    final int pal = unit ? 1 : view.getShort(RunLayout.PALETTE_OFFSET, ORDER) & 0xFFFF;
+    cellsAt = RunLayout.cellsOffset(flags);
+    hashLen = keyHashLen;
+    paletteStride = RunLayout.paletteStride(flags);
+    wideHolders = (flags & RunLayout.FLAG_WIDE_HOLDERS) != 0;
+    hasDeltas = (flags & RunLayout.FLAG_DELTAS) != 0;
+    paletteAt = RunLayout.paletteOffset(rows, cols, flags);
+    tokensAt = RunLayout.tokensOffset(rows, cols, pal, flags);
+    holdersAt = RunLayout.holdersOffset(rows, cols, pal, flags);
+    hashesAt = RunLayout.hashesOffset(rows, cols, pal, flags);
   }
+
+  private boolean hasDeltas;
+  private int cellsAt;
 
   /** Releases the run's segment read lock (idempotent). */
   @Override
@@ -146,11 +158,13 @@ public final class RunCursor implements AutoCloseable {
 
   /** Replica id of column {@code c} (ascending in c). */
   public int holder(final int c) {
-    return view.getInt(holdersAt + c * 4, ORDER);
+    return wideHolders
+        ? view.getInt(holdersAt + c * 4, ORDER)
+        : view.getShort(holdersAt + c * 2, ORDER) & 0xFFFF;
   }
 
   private int cell(final int r, final int c) {
-    return RunLayout.HEADER_BYTES + (r * cols + c) * CELL_BYTES;
+    return cellsAt + (r * cols + c) * CELL_BYTES;
   }
 
   /** Palette index + 1 of cell (r, c); 0 when replica c does not hold block r. */
@@ -160,18 +174,21 @@ public final class RunCursor implements AutoCloseable {
 
   /** lastSeen (epoch ns) of palette reference {@code ref} (from {@link #paletteRef}). */
   public long seen(final int ref) {
-    return view.getLong(paletteAt + (ref - 1) * PALETTE_BYTES + PALETTE_SEEN_OFFSET, ORDER);
+    return view.getLong(paletteAt + (ref - 1) * paletteStride + PALETTE_SEEN_OFFSET, ORDER);
   }
 
   /** Stored tier code of palette reference {@code ref}. */
   public int tier(final int ref) {
-    return view.getByte(paletteAt + (ref - 1) * PALETTE_BYTES + PALETTE_TIER_OFFSET) & 0xFF;
+    return view.getByte(paletteAt + (ref - 1) * paletteStride + PALETTE_TIER_OFFSET) & 0xFF;
   }
 
   /** Stored token count of cell (r, c) with palette reference {@code ref}. */
   public int tokens(final int r, final int ref) {
-    return view.getInt(tokensAt + r * 4, ORDER)
-        + view.getInt(paletteAt + (ref - 1) * PALETTE_BYTES + PALETTE_DELTA_OFFSET, ORDER);
+    final int rowTokens = view.getInt(tokensAt + r * 4, ORDER);
+    return hasDeltas
+        ? rowTokens
+            + view.getInt(paletteAt + (ref - 1) * paletteStride + PALETTE_DELTA_OFFSET, ORDER)
+        : rowTokens;
   }
 
   /** LFU slot of cell (r, c). */

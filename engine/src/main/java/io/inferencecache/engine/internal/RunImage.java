@@ -70,6 +70,7 @@ final class RunImage {
     stored = false;
     lastRow = -1;
     addedCount = 0;
+    Arrays.fill(rowIndex, 0);
   }
 
   /** Decodes a stored run whose key hash is {@code head[headOff, headOff + hashLen)}. */
@@ -81,9 +82,13 @@ final class RunImage {
       final byte[] value,
       final int valueLen) {
     view.wrap(value, 0, valueLen);
-    final int r = view.getShort(RunLayout.ROWS_OFFSET, ORDER) & 0xFFFF;
-    final int c = view.getShort(RunLayout.COLS_OFFSET, ORDER) & 0xFFFF;
-    final int p = view.getShort(RunLayout.PALETTE_OFFSET, ORDER) & 0xFFFF;
+    final int flags = view.getByte(RunLayout.FLAGS_OFFSET) & 0xFF;
+    final boolean unit = (flags & RunLayout.FLAG_UNIT) != 0;
+    final int r = unit ? 1 : view.getShort(RunLayout.ROWS_OFFSET, ORDER) & 0xFFFF;
+    final int c = unit ? 1 : view.getShort(RunLayout.COLS_OFFSET, ORDER) & 0xFFFF;
+    final int p = unit ? 1 : view.getShort(RunLayout.PALETTE_OFFSET, ORDER) & 0xFFFF;
+    final boolean deltas = (flags & RunLayout.FLAG_DELTAS) != 0;
+    final boolean wide = (flags & RunLayout.FLAG_WIDE_HOLDERS) != 0;
     reset(partition, headLen);
     ensureRows(r);
     ensureCells(r * c);
@@ -92,22 +97,29 @@ final class RunImage {
     rows = r;
     cols = c;
     palSize = p;
-    int at = RunLayout.HEADER_BYTES;
+    int at = RunLayout.cellsOffset(flags);
     for (int i = 0; i < r * c; i++, at += CELL_BYTES) {
       slot[i] = view.getInt(at + CELL_SLOT_OFFSET, ORDER);
       gen[i] = view.getShort(at + CELL_GEN_OFFSET, ORDER) & 0xFFFF;
       pal[i] = (view.getShort(at + CELL_PALETTE_OFFSET, ORDER) & 0xFFFF) - 1;
     }
-    for (int i = 0; i < p; i++, at += PALETTE_BYTES) {
+    final int stride = RunLayout.paletteStride(flags);
+    for (int i = 0; i < p; i++, at += stride) {
       palSeen[i] = view.getLong(at + PALETTE_SEEN_OFFSET, ORDER);
-      palDelta[i] = view.getInt(at + PALETTE_DELTA_OFFSET, ORDER);
       palTier[i] = view.getByte(at + PALETTE_TIER_OFFSET) & 0xFF;
+      palDelta[i] = deltas ? view.getInt(at + PALETTE_DELTA_OFFSET, ORDER) : 0;
     }
     for (int i = 0; i < r; i++, at += 4) {
       tokens[i] = view.getInt(at, ORDER);
     }
-    for (int i = 0; i < c; i++, at += 4) {
-      holders[i] = view.getInt(at, ORDER);
+    for (int i = 0; i < c; i++) {
+      if (wide) {
+        holders[i] = view.getInt(at, ORDER);
+        at += 4;
+      } else {
+        holders[i] = view.getShort(at, ORDER) & 0xFFFF;
+        at += 2;
+      }
     }
     System.arraycopy(head, headOff, hashes, 0, headLen);
     if (r > 1) {
@@ -124,6 +136,7 @@ final class RunImage {
     }
     locatedRows = r;
     stored = true;
+    rebuildRowIndex();
   }
 
   /** The row whose hash equals {@code key[off, off + len)}, or -1; tries the row after the last. */
@@ -135,12 +148,52 @@ final class RunImage {
     if (next > 0 && next < rows && rowEquals(next, key, off)) {
       return next;
     }
-    for (int r = 0; r < rows; r++) {
-      if (rowEquals(r, key, off)) {
-        return r;
+    final int mask = rowIndex.length - 1;
+    for (int i = hashOf(key, off) & mask; ; i = (i + 1) & mask) {
+      final int e = rowIndex[i];
+      if (e == 0) {
+        return -1;
+      }
+      if (rowEquals(e - 1, key, off)) {
+        return e - 1;
       }
     }
-    return -1;
+  }
+
+  // Open-addressing index of the rows by hash (row + 1; 0 = empty), at most half full, so that
+  // findRow is O(1) however long the run: a chain's new blocks are looked up in the image first.
+  private int[] rowIndex = new int[128];
+
+  private int hashOf(final byte[] key, final int off) {
+    int h = 1;
+    for (int i = 0; i < hashLen; i++) {
+      h = 31 * h + key[off + i];
+    }
+    return h ^ (h >>> 16);
+  }
+
+  private void indexRow(final int row) {
+    final int mask = rowIndex.length - 1;
+    int i = hashOf(hashes, row * hashLen) & mask;
+    while (rowIndex[i] != 0) {
+      i = (i + 1) & mask;
+    }
+    rowIndex[i] = row + 1;
+  }
+
+  private void rebuildRowIndex() {
+    int n = rowIndex.length;
+    while (n < 2 * rows) {
+      n <<= 1;
+    }
+    if (n != rowIndex.length) {
+      rowIndex = new int[n];
+    } else {
+      Arrays.fill(rowIndex, 0);
+    }
+    for (int r = 0; r < rows; r++) {
+      indexRow(r);
+    }
   }
 
   private boolean rowEquals(final int row, final byte[] key, final int off) {
@@ -157,6 +210,11 @@ final class RunImage {
     rowCount[r] = 0;
     Arrays.fill(pal, r * cols, (r + 1) * cols, -1);
     rows = r + 1;
+    if (2 * rows > rowIndex.length) {
+      rebuildRowIndex();
+    } else {
+      indexRow(r);
+    }
     return r;
   }
 
@@ -282,8 +340,9 @@ final class RunImage {
 
   /** How many rows, from {@code from}, one stored run may hold without exceeding {@code max}. */
   int rowsPerPiece(final int maxBytes) {
-    final int perRow = cols * (CELL_BYTES + PALETTE_BYTES) + 4 + hashLen;
-    final int room = maxBytes - RunLayout.HEADER_BYTES - cols * 4 - PALETTE_BYTES;
+    final int entry = PALETTE_BYTES + RunLayout.PALETTE_DELTA_BYTES;
+    final int perRow = cols * (CELL_BYTES + entry) + 4 + hashLen;
+    final int room = maxBytes - RunLayout.HEADER_BYTES - cols * 4 - entry;
     return Math.max(1, Math.min(RunLayout.MAX_ROWS, room / Math.max(1, perRow)));
   }
 
@@ -315,19 +374,36 @@ final class RunImage {
         }
       }
     }
+    int flags = 0;
+    for (int p = 0; p < palSize; p++) {
+      if (palMap[p] >= 0 && palDelta[p] != 0) {
+        flags |= RunLayout.FLAG_DELTAS;
+        break;
+      }
+    }
+    for (int c = 0; c < cols; c++) {
+      if (colMap[c] >= 0 && (holders[c] < 0 || holders[c] > RunLayout.NARROW_HOLDER_MAX)) {
+        flags |= RunLayout.FLAG_WIDE_HOLDERS;
+        break;
+      }
+    }
     final int n = to - from;
-    final int len = RunLayout.runBytes(n, usedCols, usedPal, hashLen);
+    if (n == 1 && usedCols == 1 && usedPal == 1) {
+      flags |= RunLayout.FLAG_UNIT;
+    }
+    final int len = RunLayout.runBytes(n, usedCols, usedPal, flags, hashLen);
     if (out.length < len) {
       out = new byte[Math.max(len, out.length * 2)];
     }
     view.wrap(out, 0, len);
-    view.putInt(RunLayout.TAG_OFFSET, RunLayout.RUN_TAG, ORDER);
-    view.putShort(RunLayout.ROWS_OFFSET, (short) n, ORDER);
-    view.putShort(RunLayout.COLS_OFFSET, (short) usedCols, ORDER);
-    view.putShort(RunLayout.PALETTE_OFFSET, (short) usedPal, ORDER);
-    view.putShort(RunLayout.HASH_LENGTH_OFFSET, (short) hashLen, ORDER);
-    view.putInt(12, 0, ORDER);
-    int at = RunLayout.HEADER_BYTES;
+    view.putByte(RunLayout.TAG_OFFSET, RunLayout.RUN_TAG);
+    view.putByte(RunLayout.FLAGS_OFFSET, (byte) flags);
+    if ((flags & RunLayout.FLAG_UNIT) == 0) {
+      view.putShort(RunLayout.ROWS_OFFSET, (short) n, ORDER);
+      view.putShort(RunLayout.COLS_OFFSET, (short) usedCols, ORDER);
+      view.putShort(RunLayout.PALETTE_OFFSET, (short) usedPal, ORDER);
+    }
+    int at = RunLayout.cellsOffset(flags);
     for (int r = from; r < to; r++) {
       for (int c = 0; c < cols; c++) {
         if (colMap[c] < 0) {
@@ -347,21 +423,29 @@ final class RunImage {
         palOrder[palMap[p]] = p;
       }
     }
-    for (int k = 0; k < usedPal; k++, at += PALETTE_BYTES) {
+    final boolean deltas = (flags & RunLayout.FLAG_DELTAS) != 0;
+    final int stride = RunLayout.paletteStride(flags);
+    for (int k = 0; k < usedPal; k++, at += stride) {
       final int p = palOrder[k];
       view.putLong(at + PALETTE_SEEN_OFFSET, palSeen[p], ORDER);
-      view.putInt(at + PALETTE_DELTA_OFFSET, palDelta[p], ORDER);
       view.putByte(at + PALETTE_TIER_OFFSET, (byte) palTier[p]);
-      view.putByte(at + PALETTE_TIER_OFFSET + 1, (byte) 0);
-      view.putShort(at + PALETTE_TIER_OFFSET + 2, (short) 0, ORDER);
+      if (deltas) {
+        view.putInt(at + PALETTE_DELTA_OFFSET, palDelta[p], ORDER);
+      }
     }
     for (int r = from; r < to; r++, at += 4) {
       view.putInt(at, tokens[r], ORDER);
     }
+    final boolean wide = (flags & RunLayout.FLAG_WIDE_HOLDERS) != 0;
     for (int c = 0; c < cols; c++) {
       if (colMap[c] >= 0) {
-        view.putInt(at, holders[c], ORDER);
-        at += 4;
+        if (wide) {
+          view.putInt(at, holders[c], ORDER);
+          at += 4;
+        } else {
+          view.putShort(at, (short) holders[c], ORDER);
+          at += 2;
+        }
       }
     }
     if (n > 1) {

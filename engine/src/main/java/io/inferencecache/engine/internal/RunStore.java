@@ -82,8 +82,6 @@ public final class RunStore implements Closeable {
   private final byte[] locValue =
       new byte[RunLayout.LOCATOR_HASH_OFFSET + HolderLayout.MAX_HASH_BYTES];
   private final BytesStore<?, byte[]> locStore = BytesStore.wrap(locValue);
-  private final org.agrona.concurrent.UnsafeBuffer locView =
-      new org.agrona.concurrent.UnsafeBuffer(locValue);
 
   private RunStore(final ChronicleMap<byte[], byte[]> map) {
     this.map = map;
@@ -93,6 +91,18 @@ public final class RunStore implements Closeable {
     this.maxRunBytes = (int) Math.max(512, Math.min(limit, maxEntry - 2 * 300 - 64));
   }
 
+  /**
+   * Rows of an average run, for sizing only: a chain ingested at once is one run, branch points and
+   * short reports (one-block keys, Mooncake's unique tails) make shorter ones.
+   */
+  static final int SIZING_RUN_ROWS = 4;
+
+  /**
+   * Chronicle's allocation unit. Entries are a key, a locator (2 B + hash) or a run; 8 B chunks
+   * waste at most 7 B an entry (a locator of an 8-byte hash is exactly 3 chunks).
+   */
+  static final int CHUNK_BYTES = 8;
+
   static ChronicleMapBuilder<byte[], byte[]> builder(
       final String name,
       final long entries,
@@ -101,28 +111,27 @@ public final class RunStore implements Closeable {
       final boolean checksums) {
     final double holders = Math.max(1.0, averageHoldersPerKey);
     final long keys = Math.max((long) Math.ceil(entries / holders), 1024);
-    // Per key: a locator (8 B + hash) or its share of a run (cells, row tokens, hash, palette).
-    final double value =
-        RunLayout.CELL_BYTES * holders + 4 + 2.0 * averageHashBytes + 8 + RunLayout.PALETTE_BYTES;
     return ChronicleMapBuilder.of(byte[].class, byte[].class)
         .name(name)
         .entries(keys)
         .averageKeySize(HolderLayout.KEY_PARTITION_BYTES + averageHashBytes)
-        .averageValueSize(value)
-        .actualChunkSize(chunkSize(averageHashBytes))
+        .averageValueSize(averageValueBytes(holders, averageHashBytes))
+        .actualChunkSize(CHUNK_BYTES)
         .maxBloatFactor(4.0)
         .checksumEntries(checksums);
   }
 
-  /** Chunks small enough that a locator takes one: sizes + key + locator (+ checksum). */
-  private static int chunkSize(final int hashBytes) {
-    final int locator = 2 + 2 * (HolderLayout.KEY_PARTITION_BYTES + hashBytes) + 8 + 4;
-    return Math.max(
-        16, Integer.highestOneBit(locator - 1) << 1 == locator ? locator : align8(locator));
-  }
-
-  private static int align8(final int n) {
-    return (n + 7) & ~7;
+  /**
+   * Value bytes per stored block key, averaged over runs and locators: the block's cells, row
+   * tokens, hash (rows 1..) and locator, plus its share of a run's header, palette entry and holder
+   * ids, for runs of {@link #SIZING_RUN_ROWS} rows.
+   */
+  static double averageValueBytes(final double holders, final int hashBytes) {
+    final double r = SIZING_RUN_ROWS;
+    final double perRun =
+        RunLayout.HEADER_BYTES + RunLayout.PALETTE_BYTES + 2 * holders; // u16 holder ids
+    final double laterRows = (r - 1) / r * (hashBytes + RunLayout.LOCATOR_HASH_OFFSET + hashBytes);
+    return RunLayout.CELL_BYTES * holders + 4 + laterRows + perRun / r;
   }
 
   /** An in-memory (off-heap, no file) store. */
@@ -177,9 +186,23 @@ public final class RunStore implements Closeable {
     return map.longSize();
   }
 
-  /** Off-heap bytes the map occupies. */
+  /** Off-heap bytes the map occupies (allocated: segment tiers sized from the hints). */
   public long offHeapBytes() {
     return map.offHeapMemoryUsed();
+  }
+
+  /**
+   * Off-heap bytes the stored entries use: their chunks (key, value, sizes, checksum, rounding)
+   * plus one hash-lookup slot each. The difference to {@link #offHeapBytes()} is free space of the
+   * allocated tiers. Scans the segments' free lists; for measurements, not the hot path.
+   */
+  public long usedBytes() {
+    long used = 0;
+    for (ChronicleMap.SegmentStats st : map.segmentStats()) {
+      used += st.usedBytes();
+    }
+    final VanillaChronicleHash<?, ?, ?, ?> h = (VanillaChronicleHash<?, ?, ?, ?>) map;
+    return used + map.longSize() * h.tierHashLookupSlotSize;
   }
 
   /** Number of segments, for segment-at-a-time sweeps. */
@@ -209,25 +232,62 @@ public final class RunStore implements Closeable {
       final int tier,
       final CounterArena arena) {
     final int row = locateForWrite(key, true);
-    final RunImage m = img;
-    final int col = m.column(replica);
-    m.lastRow = row;
-    final int i = row * m.cols + col;
-    if (m.pal[i] >= 0) {
+    try {
+      final RunImage m = img;
+      final int col = m.column(replica);
+      m.lastRow = row;
+      final int i = row * m.cols + col;
+      if (m.pal[i] >= 0) {
+        m.pal[i] = m.intern(lastSeen, tokens - m.tokens[row], tier);
+        return REFRESHED;
+      }
+      final boolean newKey = m.rowCount[row] == 0;
+      if (newKey) {
+        m.tokens[row] = tokens;
+      }
+      final long sg = arena.allocate();
+      m.slot[i] = (int) (sg >>> 16);
+      m.gen[i] = (int) sg & 0xFFFF;
       m.pal[i] = m.intern(lastSeen, tokens - m.tokens[row], tier);
-      return REFRESHED;
+      m.rowCount[row]++;
+      m.recordAdded(row, col, newKey);
+      return newKey ? NEW_KEY : NEW_HOLDER;
+    } finally {
+      if (headInsert != null) {
+        finishHeadInsert();
+      }
     }
-    final boolean newKey = m.rowCount[row] == 0;
-    if (newKey) {
-      m.tokens[row] = tokens;
+  }
+
+  /**
+   * The query context (update lock held) in which the probe found a new run's first key absent: the
+   * run is inserted in that same context once its first cell is set, so a key that starts a run
+   * costs one Chronicle operation, like a key appended to a run (its locator's claim).
+   */
+  private ExternalMapQueryContext<byte[], byte[], ?> headInsert;
+
+  /** The open image equals what is stored (nothing changed since it was inserted). */
+  private boolean clean;
+
+  private void finishHeadInsert() {
+    final ExternalMapQueryContext<byte[], byte[], ?> c = headInsert;
+    headInsert = null;
+    try {
+      final RunImage m = img;
+      final byte[] o = m.encode(0, m.rows, out);
+      if (o != out) {
+        out = o;
+        outStore = BytesStore.wrap(o);
+      }
+      c.absentEntry().doInsert(c.wrapValueBytesAsData(outStore, 0, m.encodedLength));
+      m.stored = true;
+      m.locatedRows = m.rows;
+      clean = true;
+    } catch (IllegalStateException full) {
+      // The map refused to grow: the run stays unstored; flush() retries and reports the drop.
+    } finally {
+      c.close();
     }
-    final long sg = arena.allocate();
-    m.slot[i] = (int) (sg >>> 16);
-    m.gen[i] = (int) sg & 0xFFFF;
-    m.pal[i] = m.intern(lastSeen, tokens - m.tokens[row], tier);
-    m.rowCount[row]++;
-    m.recordAdded(row, col, newKey);
-    return newKey ? NEW_KEY : NEW_HOLDER;
   }
 
   /**
@@ -293,6 +353,10 @@ public final class RunStore implements Closeable {
       return;
     }
     open = false;
+    if (clean) {
+      clean = false;
+      return;
+    }
     final RunImage m = img;
     try {
       writeImage(m);
@@ -321,6 +385,7 @@ public final class RunStore implements Closeable {
     if (open && m.partition == p) {
       final int r = m.findRow(key.bytes, HolderLayout.KEY_PARTITION_BYTES, len);
       if (r >= 0) {
+        clean = false;
         return r;
       }
     }
@@ -332,13 +397,18 @@ public final class RunStore implements Closeable {
             && m.lastRow >= 0
             && m.lastRow == m.rows - 1
             && m.rows < RunLayout.MAX_ROWS;
-    final int where = locateOrClaim(key, canAppend);
+    final int where =
+        create && !canAppend ? probeOrStartRun(key, p, len) : locateOrClaim(key, canAppend);
+    if (where == STARTED) {
+      return 0;
+    }
     if (where == FOUND) {
       final int lastRow = open ? m.lastRow : -1;
       flush();
       if (load(loc)) {
         if (locRow < m.rows
             && m.findRow(key.bytes, HolderLayout.KEY_PARTITION_BYTES, len) == locRow) {
+          clean = false;
           return locRow;
         }
         m.lastRow = lastRow;
@@ -353,6 +423,7 @@ public final class RunStore implements Closeable {
     if (where == CLAIMED) {
       final int r = m.appendRow(key.bytes, HolderLayout.KEY_PARTITION_BYTES, 0);
       m.locatedRows = m.rows;
+      clean = false;
       return r;
     }
     return startRun(key, p, len);
@@ -362,12 +433,40 @@ public final class RunStore implements Closeable {
     flush();
     img.reset(p, len);
     open = true;
+    clean = false;
     return img.appendRow(key.bytes, HolderLayout.KEY_PARTITION_BYTES, 0);
   }
 
   private static final int ABSENT = 0;
   private static final int FOUND = 1;
   private static final int CLAIMED = 2;
+  private static final int STARTED = 3;
+
+  /**
+   * For a key that cannot extend the open run: stores the open run, then probes the key with the
+   * update lock; {@link #FOUND} (its location read, the lock released), or {@link #STARTED}: the
+   * image is a new run of this one key and {@link #headInsert} keeps the context for its insert.
+   */
+  private int probeOrStartRun(final KeyBuffer key, final int p, final int len) {
+    flush();
+    final ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key.store, 0, key.length);
+    boolean keep = false;
+    try {
+      c.updateLock().lock();
+      final MapEntry<byte[], byte[]> e = c.entry();
+      if (e != null) {
+        return readLocation(e, key) ? FOUND : ABSENT;
+      }
+      startRun(key, p, len);
+      headInsert = c;
+      keep = true;
+      return STARTED;
+    } finally {
+      if (!keep) {
+        c.close();
+      }
+    }
+  }
 
   /**
    * One probe for a key the writer is about to change: {@link #FOUND} (its location in {@link
@@ -386,8 +485,8 @@ public final class RunStore implements Closeable {
         return readLocation(c.entry(), key) ? FOUND : ABSENT;
       }
       final RunImage m = img;
-      locView.putInt(RunLayout.TAG_OFFSET, RunLayout.LOCATOR_TAG, java.nio.ByteOrder.nativeOrder());
-      locView.putInt(RunLayout.LOCATOR_ROW_OFFSET, m.rows, java.nio.ByteOrder.nativeOrder());
+      locValue[RunLayout.TAG_OFFSET] = RunLayout.LOCATOR_TAG;
+      locValue[RunLayout.LOCATOR_ROW_OFFSET] = (byte) m.rows;
       System.arraycopy(m.hashes, 0, locValue, RunLayout.LOCATOR_HASH_OFFSET, m.hashLen);
       c.absentEntry()
           .doInsert(c.wrapValueBytesAsData(locStore, 0, RunLayout.LOCATOR_HASH_OFFSET + m.hashLen));
@@ -408,10 +507,10 @@ public final class RunStore implements Closeable {
     final Data<byte[]> v = e.value();
     final RandomDataInput b = v.bytes();
     final long o = v.offset();
-    if (v.size() < 4) {
+    if (v.size() < RunLayout.LOCATOR_HASH_OFFSET) {
       return false;
     }
-    final int tag = b.readInt(o);
+    final byte tag = b.readByte(o);
     if (tag == RunLayout.RUN_TAG) {
       loc.setRaw(key.bytes, key.length);
       locRow = 0;
@@ -420,7 +519,7 @@ public final class RunStore implements Closeable {
     if (tag != RunLayout.LOCATOR_TAG || v.size() < RunLayout.LOCATOR_HASH_OFFSET) {
       return false;
     }
-    locRow = b.readInt(o + RunLayout.LOCATOR_ROW_OFFSET);
+    locRow = b.readByte(o + RunLayout.LOCATOR_ROW_OFFSET) & 0xFF;
     final int hl = (int) v.size() - RunLayout.LOCATOR_HASH_OFFSET;
     if (hl > HolderLayout.MAX_HASH_BYTES) {
       return false;
@@ -441,13 +540,15 @@ public final class RunStore implements Closeable {
       }
       final Data<byte[]> v = e.value();
       final int size = (int) v.size();
-      if (size < RunLayout.HEADER_BYTES || v.bytes().readInt(v.offset()) != RunLayout.RUN_TAG) {
+      if (size < RunLayout.UNIT_HEADER_BYTES
+          || v.bytes().readByte(v.offset()) != RunLayout.RUN_TAG) {
         return false;
       }
       if (in.length < size) {
         in = new byte[Math.max(size, in.length * 2)];
       }
       v.bytes().read(v.offset(), in, 0, size);
+      clean = false;
       img.decode(
           KeyBuffer.partitionOf(head.bytes),
           head.bytes,
@@ -521,8 +622,8 @@ public final class RunStore implements Closeable {
   }
 
   private void putLocator(final RunImage m, final int row, final int headRow) {
-    locView.putInt(RunLayout.TAG_OFFSET, RunLayout.LOCATOR_TAG, java.nio.ByteOrder.nativeOrder());
-    locView.putInt(RunLayout.LOCATOR_ROW_OFFSET, row - headRow, java.nio.ByteOrder.nativeOrder());
+    locValue[RunLayout.TAG_OFFSET] = RunLayout.LOCATOR_TAG;
+    locValue[RunLayout.LOCATOR_ROW_OFFSET] = (byte) (row - headRow);
     System.arraycopy(
         m.hashes, headRow * m.hashLen, locValue, RunLayout.LOCATOR_HASH_OFFSET, m.hashLen);
     rowKey(m, row, wk);
@@ -608,7 +709,7 @@ public final class RunStore implements Closeable {
     }
     final Data<byte[]> v = e.value();
     final int size = (int) v.size();
-    if (size < RunLayout.HEADER_BYTES || v.bytes().readInt(v.offset()) != RunLayout.RUN_TAG) {
+    if (size < RunLayout.UNIT_HEADER_BYTES || v.bytes().readByte(v.offset()) != RunLayout.RUN_TAG) {
       return false;
     }
     if (scanIn.length < size) {
@@ -731,10 +832,11 @@ public final class RunStore implements Closeable {
                 return;
               }
               final Data<byte[]> v = e.value();
-              final int tag = v.size() >= 4 ? v.bytes().readInt(v.offset()) : 0;
-              if (tag == RunLayout.RUN_TAG && v.size() >= RunLayout.HEADER_BYTES) {
+              final byte tag = v.size() >= 1 ? v.bytes().readByte(v.offset()) : 0;
+              if (tag == RunLayout.RUN_TAG && v.size() >= RunLayout.UNIT_HEADER_BYTES) {
                 heads.add(key);
-              } else if (tag == RunLayout.LOCATOR_TAG) {
+              } else if (tag == RunLayout.LOCATOR_TAG
+                  && v.size() >= RunLayout.LOCATOR_HASH_OFFSET) {
                 locators.add(key);
               } else {
                 e.doRemove();
