@@ -93,6 +93,12 @@ public abstract class IndexUnderTest implements AutoCloseable {
   /** Off-heap bytes (engine) or 0 (on-heap). */
   public abstract long offHeapBytes();
 
+  /**
+   * Off-heap bytes the stored entries use (chunks, hash-lookup slots, one LFU counter each); 0 for
+   * the on-heap reference. {@link #offHeapBytes()} is what the sizing allocated.
+   */
+  public abstract long usedOffHeapBytes();
+
   @Override
   public abstract void close();
 
@@ -139,6 +145,11 @@ public abstract class IndexUnderTest implements AutoCloseable {
     @Override
     public long offHeapBytes() {
       return index.offHeapBytes();
+    }
+
+    @Override
+    public long usedOffHeapBytes() {
+      return io.inferencecache.engine.StorageProbe.usedBytes(index);
     }
 
     @Override
@@ -193,6 +204,11 @@ public abstract class IndexUnderTest implements AutoCloseable {
     }
 
     @Override
+    public long usedOffHeapBytes() {
+      return io.inferencecache.engine.StorageProbe.usedBytes(index);
+    }
+
+    @Override
     public void close() {
       index.close();
     }
@@ -240,6 +256,11 @@ public abstract class IndexUnderTest implements AutoCloseable {
 
     @Override
     public long offHeapBytes() {
+      return 0;
+    }
+
+    @Override
+    public long usedOffHeapBytes() {
       return 0;
     }
 

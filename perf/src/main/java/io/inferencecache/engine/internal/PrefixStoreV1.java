@@ -125,6 +125,18 @@ public final class PrefixStoreV1 implements Closeable {
     return map.offHeapMemoryUsed();
   }
 
+  /** Off-heap bytes the stored entries use (their chunks plus a hash-lookup slot each). */
+  public long usedBytes() {
+    long used = 0;
+    for (ChronicleMap.SegmentStats st : map.segmentStats()) {
+      used += st.usedBytes();
+    }
+    return used
+        + map.longSize()
+            * ((net.openhft.chronicle.hash.impl.VanillaChronicleHash<?, ?, ?, ?>) map)
+                .tierHashLookupSlotSize;
+  }
+
   /** Number of segments, for segment-at-a-time scans. */
   public int segments() {
     return map.segments();
