@@ -52,8 +52,12 @@ final class Ingester {
 
   /** Wires the storage's drop reports to this writer (after the storage is open). */
   void attach() {
-    storage.main().dropSink(this::droppedFull);
-    storage.reserved().dropSink(this::droppedFull);
+    storage
+        .main()
+        .dropSink((k, length, r, slot, newKey) -> refused(k, length, r, slot, newKey, true));
+    storage
+        .reserved()
+        .dropSink((k, length, r, slot, newKey) -> refused(k, length, r, slot, newKey, false));
   }
 
   private static long tsNanos(final long micros, final long now) {
@@ -75,11 +79,17 @@ final class Ingester {
     final int replica = dict.intern(u.replicaId());
     if (!u.hashScheme().isEmpty()) {
       final int scheme = dict.intern(u.hashScheme());
-      for (IngestPrefix e : u.prefixes()) {
-        ingestEntry(u, e, tenant, model, scheme, replica, ts);
+      beginJournal(replica, ts);
+      try {
+        for (IngestPrefix e : u.prefixes()) {
+          ingestEntry(u, e, tenant, model, scheme, replica, ts);
+        }
+        storage.main().flush();
+        storage.reserved().flush();
+        retryRefused();
+      } finally {
+        endJournal();
       }
-      storage.main().flush();
-      storage.reserved().flush();
     }
     final IngestStats st = u.stats();
     if (st != null) {
@@ -129,17 +139,17 @@ final class Ingester {
         return; // malformed chain entries are dropped whole
       }
       int cumulative = 0;
-      store.chainStart();
+      chainStart(store);
       for (int j = 0; j < blockCounts.length; j++) {
         cumulative += blockCounts[j]; // int32 running sum, wrapping like upstream
         upsert(p, hashes.get(j), replica, cumulative, ts, tier);
       }
       if (prefix.length > 0) {
-        store.chainStart(); // the whole-prefix key is not a block of the chain's run
+        chainStart(store); // the whole-prefix key is not a block of the chain's run
         upsert(p, prefix, replica, e.tokenCount(), ts, tier);
       }
     } else {
-      store.chainStart();
+      chainStart(store);
       upsert(p, prefix, replica, e.tokenCount(), ts, tier);
     }
   }
@@ -159,37 +169,222 @@ final class Ingester {
       evictor.evictForSpace();
       if (!storage.arena().hasFree()) {
         counts.entryDroppedFull();
+        retryRefused();
         return;
       }
     }
-    final int outcome = storage.storeOf(p).upsert(wkey, replica, tokens, ts, tier, storage.arena());
+    store(p, journal(p.id(), hash, tokens, tier), false, false);
+    retryRefused();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Full storage: evict by the victim order, retry once, drop only then (design.md §5)
+
+  // The upserts of the update being ingested (the writer's journal, reused): what a refused cell
+  // is retried with. One replica and one timestamp per update.
+  private boolean inUpdate;
+  private boolean retrying;
+  private int journalReplica;
+  private long journalTs;
+  private int journalSize;
+  private int[] journalPartition = new int[64];
+  private byte[][] journalHash = new byte[64][];
+  private int[] journalTokens = new int[64];
+  private int[] journalTier = new int[64];
+  private boolean[] journalChainStart = new boolean[64];
+  private boolean chainStarts;
+  // The journal entries the storage refused on their first attempt, and whether the listener has
+  // already been told they were stored (a run refused at its store) or not (a refused locator).
+  private int refusedCount;
+  private int[] refused = new int[16];
+  private boolean[] refusedReported = new boolean[16];
+
+  private void beginJournal(final int replica, final long ts) {
+    inUpdate = true;
+    journalReplica = replica;
+    journalTs = ts;
+    journalSize = 0;
+    refusedCount = 0;
+  }
+
+  private void endJournal() {
+    inUpdate = false;
+    java.util.Arrays.fill(journalHash, 0, journalSize, null);
+    journalSize = 0;
+    refusedCount = 0;
+  }
+
+  private int journal(final int partition, final byte[] hash, final int tokens, final int tier) {
+    final int j = journalSize;
+    if (j == journalPartition.length) {
+      final int n = j * 2;
+      journalPartition = java.util.Arrays.copyOf(journalPartition, n);
+      journalHash = java.util.Arrays.copyOf(journalHash, n);
+      journalTokens = java.util.Arrays.copyOf(journalTokens, n);
+      journalTier = java.util.Arrays.copyOf(journalTier, n);
+      journalChainStart = java.util.Arrays.copyOf(journalChainStart, n);
+    }
+    journalPartition[j] = partition;
+    journalHash[j] = hash;
+    journalTokens[j] = tokens;
+    journalTier[j] = tier;
+    journalChainStart[j] = chainStarts;
+    chainStarts = false;
+    journalSize = j + 1;
+    return j;
+  }
+
+  /** The next upsert starts a chain (it is not appended to the previous block's run). */
+  private void chainStart(final RunStore store) {
+    store.chainStart();
+    chainStarts = true;
+  }
+
+  /** The latest journal entry that upserted {@code key}, or -1. */
+  private int journalIndexOf(final byte[] key, final int keyLength) {
+    final int pid = KeyBuffer.partitionOf(key);
+    final int len = keyLength - HolderLayout.KEY_PARTITION_BYTES;
+    for (int j = journalSize - 1; j >= 0; j--) {
+      final byte[] h = journalHash[j];
+      if (journalPartition[j] == pid
+          && h.length == len
+          && java.util.Arrays.equals(h, 0, len, key, HolderLayout.KEY_PARTITION_BYTES, keyLength)) {
+        return j;
+      }
+    }
+    return -1;
+  }
+
+  private void refuse(final int j, final boolean reported) {
+    for (int k = 0; k < refusedCount; k++) {
+      if (refused[k] == j) {
+        refusedReported[k] |= reported;
+        return;
+      }
+    }
+    if (refusedCount == refused.length) {
+      refused = java.util.Arrays.copyOf(refused, refusedCount * 2);
+      refusedReported = java.util.Arrays.copyOf(refusedReported, refusedCount * 2);
+    }
+    refused[refusedCount] = j;
+    refusedReported[refusedCount] = reported;
+    refusedCount++;
+  }
+
+  /**
+   * Upserts journal entry {@code j} (its key in {@link #wkey}). A map that refuses to grow for a
+   * block appended to a run throws here; a first attempt is then kept for {@link #retryRefused}.
+   * {@code reported}: a retry whose first attempt the listener was already told was stored.
+   */
+  private void store(final Partition p, final int j, final boolean retry, final boolean reported) {
+    final int replica = journalReplica;
+    final int outcome;
+    try {
+      outcome =
+          storage
+              .storeOf(p)
+              .upsert(wkey, replica, journalTokens[j], journalTs, journalTier[j], storage.arena());
+    } catch (IllegalStateException full) {
+      if (!retry && !p.reserved()) {
+        refuse(j, false);
+      } else {
+        dropForGood(p, journalHash[j], replica, reported);
+      }
+      return;
+    }
     changes.counted(p, outcome, replica);
-    if (listener.wantsChanges()) {
-      changes.reportStored(p, hash, replica, tokens, ts);
+    if (!reported && listener.wantsChanges()) {
+      changes.reportStored(p, journalHash[j], replica, journalTokens[j], journalTs);
     }
   }
 
   /**
-   * A holder the map could not take after all (it refused to grow when the writer stored the run):
-   * undoes its counts, frees its slot and reports it removed to make room (reason cap).
+   * Makes room and retries, once, every upsert the main map refused since the last call: the
+   * pending run is stored first (so every first attempt's outcome is known), then {@link
+   * Evictor#evictForSpace} evicts by the victim order, then the refused entries are upserted again
+   * in their ingest order and stored. What the map refuses then is dropped for good.
    */
-  private void droppedFull(
+  private void retryRefused() {
+    if (refusedCount == 0 || retrying) {
+      return;
+    }
+    final RunStore main = storage.main();
+    main.flush();
+    retrying = true;
+    try {
+      evictor.evictForSpace();
+      sortRefused();
+      int previous = -2;
+      for (int k = 0; k < refusedCount; k++) {
+        final int j = refused[k];
+        final Partition p = registry.partitionById(journalPartition[j]);
+        final boolean reported = refusedReported[k];
+        wkey.set(p.id(), journalHash[j], 0, journalHash[j].length);
+        if (!storage.arena().hasFree()) {
+          dropForGood(p, journalHash[j], journalReplica, reported);
+          continue;
+        }
+        if (journalChainStart[j] || j != previous + 1) {
+          main.chainStart();
+        }
+        previous = j;
+        store(p, j, true, reported);
+      }
+      main.flush();
+    } finally {
+      retrying = false;
+      refusedCount = 0;
+    }
+  }
+
+  private void sortRefused() {
+    for (int k = 1; k < refusedCount; k++) {
+      final int j = refused[k];
+      final boolean rep = refusedReported[k];
+      int i = k - 1;
+      while (i >= 0 && refused[i] > j) {
+        refused[i + 1] = refused[i];
+        refusedReported[i + 1] = refusedReported[i];
+        i--;
+      }
+      refused[i + 1] = j;
+      refusedReported[i + 1] = rep;
+    }
+  }
+
+  /**
+   * A holder a map did not store after all (it refused to grow when the writer stored the run):
+   * uncounted and its slot freed at once; in the main map retried once if it is an upsert of this
+   * update, else (and always in the reserved map, which is not evicted by size) dropped for good.
+   */
+  private void refused(
       final byte[] key,
       final int keyLength,
       final int replica,
       final int slot,
-      final boolean newKey) {
+      final boolean newKey,
+      final boolean retriable) {
     final Partition p = registry.partitionById(KeyBuffer.partitionOf(key));
     changes.holderGone(p, replica, slot, newKey);
+    final int j = retriable && inUpdate && !retrying ? journalIndexOf(key, keyLength) : -1;
+    if (j >= 0) {
+      refuse(j, true);
+    } else {
+      dropForGood(p, IndexChanges.hashOf(key, keyLength), replica, true);
+    }
+  }
+
+  /**
+   * Counts an entry no room could be made for; one the listener was told was stored is reported
+   * removed to make room (reason cap).
+   */
+  private void dropForGood(
+      final Partition p, final byte[] hash, final int replica, final boolean reported) {
     counts.entryDroppedFull();
     LOG.warn("event=index_full: entry dropped");
-    if (listener.wantsChanges()) {
+    if (reported && listener.wantsChanges()) {
       changes.reportRemoved(
-          p,
-          IndexChanges.hashOf(key, keyLength),
-          replica,
-          IndexListener.REMOVED_BY_CAP,
-          clock.nanoTime());
+          p, hash.clone(), replica, IndexListener.REMOVED_BY_CAP, clock.nanoTime());
     }
   }
 
