@@ -140,4 +140,27 @@ class FullStorageTest extends IndexTestSupport {
     assertThat(index.totalEntries()).isEqualTo((long) chains * blocks - evicted);
     assertThat(index.verifyCounts()).isEmpty();
   }
+
+  @Test
+  void aFullReservedMapDropsAndCountsWithoutEvictingOtherTenants() {
+    final Changes changes = openSmallMap();
+    ingest(update("t", "m", "vllm", "r1").legacy("kept", 16));
+    int probes = 0;
+    while (index.droppedFull() == 0 && probes < 20_000) {
+      final IndexFixtures.UpdateBuilder u = update(CacheIndex.RESERVED_TENANT, "m", "vllm", "p");
+      for (int k = 0; k < 50; k++) {
+        u.legacy(key(probes++), 16);
+      }
+      ingest(u);
+    }
+    // the probe tenant's map is not evicted by size: what it refuses is dropped and counted
+    assertThat(index.droppedFull()).isPositive();
+    assertThat(changes.removed)
+        .hasSize((int) index.droppedFull())
+        .allMatch(x -> x.startsWith("cap k"));
+    assertThat(present("kept", "r1")).isTrue();
+    assertThat(index.reservedEntries()).isEqualTo(probes - index.droppedFull());
+    assertThat(index.totalEntries()).isEqualTo(index.reservedEntries() + 1);
+    assertThat(index.verifyCounts()).isEmpty();
+  }
 }
