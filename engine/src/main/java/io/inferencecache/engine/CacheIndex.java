@@ -22,6 +22,12 @@ import org.slf4j.LoggerFactory;
  * scheme, adapter), with the upstream ranking, fallbacks, miss diagnostics, TTL, global cap,
  * per-tenant quotas and LFU accounting. See engine/docs/design.md.
  *
+ * <p><b>Parts.</b> This class is the public facade: it owns the life cycle, the writer lock and the
+ * lookups' entry points, and delegates to package-private parts that each own one thing ({@code
+ * IndexStorage}, {@code PartitionRegistry}, {@code SecondaryCounts}, {@code IndexChanges}, {@code
+ * Ingester}, {@code Evictor}, {@code VictimOrder}, {@code TtlSweeper}, {@code Aggregates}, {@code
+ * Lookups}; design.md §3).
+ *
  * <p><b>Threads.</b> Lookups ({@link #lookup}, {@link #lookupRoute}, {@link #affinityHint}, {@link
  * #creditDelivered}) run on any number of threads, take no lock of this class and allocate nothing
  * once their {@link LookupResult} is warm; they hold one Chronicle segment read lock per key read,
