@@ -871,6 +871,7 @@ public final class CacheIndexV1 implements AutoCloseable {
         droppedFull.add(1);
         return;
       }
+      wkey.set(p.id(), hash, 0, hash.length); // eviction reused the key buffer
     }
     final PrefixStoreV1 store = storeOf(p);
     int outcome;

@@ -165,16 +165,95 @@ class LayoutDifferentialTest {
     assertTrue(rec2.reasons.containsAll(Set.of("cap", "quota", "ttl", "event")), "" + rec2.reasons);
   }
 
+  /**
+   * Storage full mid-ingest, as both layouts meet it at the same upsert: an update with more new
+   * entries than the LFU counter arena has slots (the cap plus max(1024, cap / 8) plus the reserved
+   * capacity). Both must evict by the victim order, retry, store the rest of the update and end at
+   * the cap with the same survivors; nothing is dropped.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {11L, 12L})
+  void v2AnswersExactlyAsV1WhenAnUpdateOverflowsTheCounterArena(final long seed) {
+    final SplittableRandom rnd = new SplittableRandom(seed);
+    final Recorder rec2 = new Recorder();
+    final Recorder rec1 = new Recorder();
+    final Side side = new Side(rec2, rec1, c -> c.maxEntries(300).reservedCapacity(16));
+    side.open(seed);
+    final LookupRequest q = new LookupRequest();
+    final LookupResult a = new LookupResult();
+    final LookupResult b = new LookupResult();
+    final List<List<byte[]>> chains = new ArrayList<>();
+    try {
+      for (int step = 0; step < 12; step++) {
+        now[0] += (long) (1 + rnd.nextInt(900)) * 1_000_000L;
+        final String tenant = step % 3 == 0 ? "acme" : "beta";
+        final int blocks = step == 9 ? 1_500 : 20 + rnd.nextInt(60);
+        final List<byte[]> chain = new ArrayList<>();
+        for (int i = 0; i < blocks; i++) {
+          chain.add(bytes(rnd, 8));
+        }
+        chains.add(chain);
+        final int[] counts = new int[blocks];
+        java.util.Arrays.fill(counts, 16);
+        final IngestUpdate u =
+            new IngestUpdate(
+                pick(rnd, REPLICAS),
+                "m1",
+                tenant,
+                "vllm",
+                0,
+                "",
+                List.of(IngestPrefix.chain(chain, counts, 1)),
+                null);
+        side.v2.ingest(u);
+        side.v1.ingest(u);
+        for (List<byte[]> c : chains) {
+          for (String t : new String[] {"acme", "beta"}) {
+            q.reset().keys(t, "m1", "vllm", "");
+            for (byte[] h : c.subList(0, Math.min(c.size(), 64))) {
+              q.addBlockHash(h).addBlockTokenCount(16);
+            }
+            side.v2.lookupRoute(q, a);
+            side.v1.lookupRoute(q, b);
+            assertSameResult(side, a, b, "step " + step + " lookupRoute");
+            assertEquals(side.v1.creditDelivered(b), side.v2.creditDelivered(a), "credit");
+          }
+        }
+        final String at = "step " + step + " (" + blocks + " blocks)";
+        assertEquals(rec1.drain(), rec2.drain(), at + ": stored/removed entries and evictions");
+        assertEquals(side.v1.totalEntries(), side.v2.totalEntries(), at + ": entries");
+        assertEquals(side.v1.totalKeys(), side.v2.totalKeys(), at + ": keys");
+        assertEquals(0, side.v1.droppedFull(), at + ": v1 dropped");
+        assertEquals(0, side.v2.droppedFull(), at + ": v2 dropped");
+        assertEquals(List.of(), side.v2.verifyCounts(), at + ": v2 counts");
+        assertEquals(side.v1.snapshot(), side.v2.snapshot(), at + ": snapshot");
+      }
+      assertTrue(side.v2.totalEntries() <= 300, "entries " + side.v2.totalEntries());
+      assertTrue(rec2.reasons.contains("cap"), "" + rec2.reasons);
+    } finally {
+      side.close();
+    }
+  }
+
   /** Both indexes, persisted in their own directories, with the same settings and policies. */
   private final class Side implements AutoCloseable {
     final Recorder rec2;
     final Recorder rec1;
+    final java.util.function.UnaryOperator<IndexConfig> tweak;
     CacheIndex v2;
     CacheIndexV1 v1;
 
     Side(final Recorder rec2, final Recorder rec1) {
+      this(rec2, rec1, c -> c);
+    }
+
+    Side(
+        final Recorder rec2,
+        final Recorder rec1,
+        final java.util.function.UnaryOperator<IndexConfig> tweak) {
       this.rec2 = rec2;
       this.rec1 = rec1;
+      this.tweak = tweak;
     }
 
     void open(final long seed) {
@@ -185,14 +264,15 @@ class LayoutDifferentialTest {
     }
 
     private IndexConfig config(final long seed, final String name, final Recorder rec) {
-      return new IndexConfig()
-          .clock(clock)
-          .maxEntries(seed % 2 == 0 ? 700 : 420)
-          .evictionHeadroom(seed % 2 == 0 ? 0.0 : 0.01)
-          .defaultTtlNanos(40 * SECOND)
-          .averageHoldersPerKey(2.0)
-          .listener(rec)
-          .persistenceFile(new File(dir.toFile(), name + "-" + seed + ".index"));
+      return tweak.apply(
+          new IndexConfig()
+              .clock(clock)
+              .maxEntries(seed % 2 == 0 ? 700 : 420)
+              .evictionHeadroom(seed % 2 == 0 ? 0.0 : 0.01)
+              .defaultTtlNanos(40 * SECOND)
+              .averageHoldersPerKey(2.0)
+              .listener(rec)
+              .persistenceFile(new File(dir.toFile(), name + "-" + seed + ".index")));
     }
 
     void restart(final long seed) {
