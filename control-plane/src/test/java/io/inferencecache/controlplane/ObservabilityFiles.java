@@ -26,9 +26,30 @@ final class ObservabilityFiles {
 
   /**
    * Series the controller exports ({@code inferencecache_backend_*}); a server does not, so the
-   * live-server check leaves them to the controller's own metrics test.
+   * live-server check leaves them to {@code ControllerObservabilityIT}.
    */
   static final String CONTROLLER_SERIES_PREFIX = "inferencecache_backend_";
+
+  /** Every series only a controller exports: its own families and the controller-runtime ones. */
+  private static final Pattern CONTROLLER_SERIES =
+      Pattern.compile(
+          "\\b(inferencecache_backend_|inferencecache_controller_|controller_runtime_|workqueue_"
+              + "|leader_election_)[a-z0-9_]*[a-z0-9]");
+
+  /** Whether {@code expr} reads a series only a controller exports. */
+  static boolean readsController(final String expr) {
+    return CONTROLLER_SERIES.matcher(expr).find();
+  }
+
+  /** The controller-only series {@code expr} reads. */
+  static Set<String> controllerSeries(final String expr) {
+    final Set<String> names = new LinkedHashSet<>();
+    final Matcher m = CONTROLLER_SERIES.matcher(expr);
+    while (m.find()) {
+      names.add(m.group());
+    }
+    return names;
+  }
 
   private static final Pattern SERIES = Pattern.compile("\\binferencecache_[a-z0-9_]*[a-z0-9]");
 

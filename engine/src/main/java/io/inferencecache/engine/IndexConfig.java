@@ -3,7 +3,7 @@ package io.inferencecache.engine;
 import java.io.File;
 import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.EpochNanoClock;
-import org.agrona.concurrent.SystemEpochNanoClock;
+import org.agrona.concurrent.OffsetEpochNanoClock;
 
 /**
  * Settings of a {@link CacheIndex}: a fluent context validated once by {@link #conclude()} before
@@ -46,7 +46,15 @@ public final class IndexConfig {
   private double averageHoldersPerKey = AVERAGE_HOLDERS_PER_KEY_DEFAULT;
   private double evictionHeadroom = EVICTION_HEADROOM_DEFAULT;
   private int reservedCapacity = RESERVED_CAPACITY_DEFAULT;
-  private EpochNanoClock clock = new SystemEpochNanoClock();
+
+  /**
+   * Wall clock in epoch nanoseconds, read once per lookup. Agrona's offset clock (nanoTime plus an
+   * offset sampled from the wall clock, re-sampled hourly) allocates nothing; the system clock goes
+   * through {@code Instant.now()}, whose 24 B only escape analysis removes.
+   */
+  private static final EpochNanoClock DEFAULT_CLOCK = new OffsetEpochNanoClock();
+
+  private EpochNanoClock clock = DEFAULT_CLOCK;
   private TenantPolicies policies = TenantPolicies.DEFAULTS;
   private IndexListener listener = IndexListener.NOOP;
   private boolean concluded;

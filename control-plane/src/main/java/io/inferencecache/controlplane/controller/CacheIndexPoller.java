@@ -38,6 +38,7 @@ public final class CacheIndexPoller {
   private final BooleanSupplier leader;
   private final Clock clock;
   private volatile Consumer<ServerSnapshot> snapshotListener = s -> {};
+  private volatile Consumer<Boolean> pollListener = ok -> {};
 
   public CacheIndexPoller(
       final Lister<DynamicKubernetesObject> indices,
@@ -68,6 +69,11 @@ public final class CacheIndexPoller {
     this.snapshotListener = listener;
   }
 
+  /** Tells {@code listener} whether each poll of {@code /snapshot} read and decoded one. */
+  public void onPoll(final Consumer<Boolean> listener) {
+    this.pollListener = listener;
+  }
+
   /** One refresh; every failure is logged, never thrown. */
   public void refresh() {
     if (!leader.getAsBoolean()) {
@@ -94,9 +100,11 @@ public final class CacheIndexPoller {
     try {
       snapshot = ServerSnapshot.decode(bridge.getSnapshot(snapshotUrl, tokenFile));
     } catch (IOException e) {
+      pollListener.accept(false);
       LOG.warn("snapshot from {} not read (status kept): {}", snapshotUrl, e.toString());
       return;
     }
+    pollListener.accept(true);
     try {
       snapshotListener.accept(snapshot);
     } catch (RuntimeException e) {

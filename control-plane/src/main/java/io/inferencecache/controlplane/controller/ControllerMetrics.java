@@ -15,7 +15,8 @@ import java.util.function.IntSupplier;
  * The controller's series in its Dropwizard registry, exported by the server's bridge ({@link
  * PrometheusExposition}): the CacheBackend families of the specification ({@code
  * inferencecache_backend_probe_result_total}, {@code inferencecache_backend_t2_hit_rate}, {@code
- * inferencecache_backend_t2_query_tokens_total}) and the controller-runtime style families every
+ * inferencecache_backend_t2_query_tokens_total}), the poller's {@code
+ * inferencecache_controller_snapshot_polls_total} and the controller-runtime style families every
  * controller has ({@code controller_runtime_reconcile_total}, {@code
  * controller_runtime_reconcile_errors_total}, {@code workqueue_adds_total}, {@code
  * workqueue_retries_total}, {@code workqueue_depth}, {@code leader_election_master_status}). A
@@ -51,6 +52,23 @@ public final class ControllerMetrics {
   /** The registry the series live in. */
   public MetricRegistry registry() {
     return registry;
+  }
+
+  /**
+   * {@code inferencecache_controller_snapshot_polls_total{result}}: one poll of the server's {@code
+   * /snapshot}, read and decoded ({@code ok}) or not ({@code error}). Both series exist at 0 from
+   * the first call of {@link #snapshotPolls()}.
+   */
+  public void snapshotPoll(final boolean ok) {
+    registry
+        .counter(MetricFamily.CONTROLLER_SNAPSHOT_POLLS.registryName(ok ? "ok" : "error"))
+        .inc();
+  }
+
+  /** Registers both {@code inferencecache_controller_snapshot_polls_total} series at 0. */
+  public void snapshotPolls() {
+    registry.counter(MetricFamily.CONTROLLER_SNAPSHOT_POLLS.registryName("ok"));
+    registry.counter(MetricFamily.CONTROLLER_SNAPSHOT_POLLS.registryName("error"));
   }
 
   /** {@code leader_election_master_status}: 1 while this process leads. */

@@ -131,6 +131,8 @@ public final class ControllerRuntime implements AutoCloseable {
             metrics,
             leading::get);
     poller.onSnapshot(backends.participation());
+    metrics.snapshotPolls();
+    poller.onPoll(metrics::snapshotPoll);
   }
 
   /** The CacheBackend reconcilers (tests). */

@@ -122,6 +122,11 @@ public enum MetricFamily {
       Collector.Type.COUNTER,
       "Tier-2 query tokens of a CacheBackend's replicas (positive deltas of their cumulative count).",
       "backend"),
+  CONTROLLER_SNAPSHOT_POLLS(
+      "inferencecache_controller_snapshot_polls",
+      Collector.Type.COUNTER,
+      "Reads of the server's /snapshot by the controller's CacheIndex poller, by result (ok, error).",
+      "result"),
   CONTROLLER_RECONCILE(
       "controller_runtime_reconcile",
       Collector.Type.COUNTER,

@@ -1,5 +1,7 @@
 package io.inferencecache.controlplane.webhook;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.kubernetes.client.openapi.ApiException;
 import java.util.ArrayList;
@@ -25,9 +27,15 @@ public final class CacheBackendValidator extends CustomResourceValidator<CacheBa
   }
 
   @Override
-  List<FieldError> objectErrors(final CacheBackend backend) {
+  List<FieldError> objectErrors(final CacheBackend backend, final ObjectNode raw) {
     final String ns = backend.getMetadata() == null ? "" : backend.getMetadata().getNamespace();
-    return CacheBackendRules.all(backend, ns == null ? "" : ns);
+    return CacheBackendRules.all(backend, ns == null ? "" : ns, rawProvider(raw));
+  }
+
+  /** {@code spec.remoteStorage.provider} as sent, or null when absent or not a string. */
+  static String rawProvider(final ObjectNode raw) {
+    final JsonNode p = raw == null ? null : raw.at("/spec/remoteStorage/provider");
+    return p == null || !p.isTextual() ? null : p.asText();
   }
 
   @Override

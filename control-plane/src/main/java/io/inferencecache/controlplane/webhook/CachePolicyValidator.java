@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.webhook;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencecache.controlplane.k8s.model.CachePolicy;
 import io.inferencecache.subscriber.config.GoDuration;
 import io.kubernetes.client.openapi.ApiException;
@@ -24,7 +25,7 @@ public final class CachePolicyValidator extends CustomResourceValidator<CachePol
   }
 
   @Override
-  List<FieldError> objectErrors(final CachePolicy policy) {
+  List<FieldError> objectErrors(final CachePolicy policy, final ObjectNode raw) {
     final List<FieldError> errors = new ArrayList<>();
     final CachePolicy.Spec spec = policy.getSpec();
     if (spec == null) {

@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.webhook;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencecache.controlplane.k8s.model.CacheTenant;
 import io.kubernetes.client.openapi.ApiException;
 import java.util.ArrayList;
@@ -27,7 +28,7 @@ public final class CacheTenantValidator extends CustomResourceValidator<CacheTen
   }
 
   @Override
-  List<FieldError> objectErrors(final CacheTenant tenant) {
+  List<FieldError> objectErrors(final CacheTenant tenant, final ObjectNode raw) {
     final String id = tenantId(tenant);
     if (PROBE_TENANT_ID.equals(id)) {
       return List.of(

@@ -45,8 +45,12 @@ abstract class CustomResourceValidator<T extends CustomResource<?, ?>> implement
     this.cel = CrdCelRules.forKind(kind);
   }
 
-  /** Errors of the object on its own (the rules that also apply to updates, introduced-only). */
-  abstract List<FieldError> objectErrors(T object);
+  /**
+   * Errors of the object on its own (the rules that also apply to updates, introduced-only).
+   *
+   * @param raw the object as sent, for values the typed model cannot hold (an unknown enum value)
+   */
+  abstract List<FieldError> objectErrors(T object, ObjectNode raw);
 
   /** Cross-object errors of a create. */
   List<FieldError> createErrors(final T object, final String namespace) throws LookupFailed {
@@ -88,9 +92,9 @@ abstract class CustomResourceValidator<T extends CustomResource<?, ?>> implement
     final List<FieldError> errors = new ArrayList<>();
     try {
       if ("UPDATE".equals(request.operation()) && old != null) {
-        final Set<FieldError> before = new LinkedHashSet<>(objectErrors(old));
+        final Set<FieldError> before = new LinkedHashSet<>(objectErrors(old, request.oldObject()));
         before.addAll(celErrors(request.oldObject(), null));
-        final List<FieldError> now = new ArrayList<>(objectErrors(object));
+        final List<FieldError> now = new ArrayList<>(objectErrors(object, request.object()));
         now.addAll(celErrors(request.object(), request.oldObject()));
         for (final FieldError e : now) {
           if (!before.contains(e)) {
@@ -103,7 +107,7 @@ abstract class CustomResourceValidator<T extends CustomResource<?, ?>> implement
           }
         }
       } else {
-        errors.addAll(objectErrors(object));
+        errors.addAll(objectErrors(object, request.object()));
         errors.addAll(celErrors(request.object(), null));
         errors.addAll(createErrors(object, namespace));
       }

@@ -9,6 +9,7 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import com.sun.net.httpserver.HttpServer;
 import io.inferencecache.controlplane.cli.ControllerCommand;
+import io.inferencecache.controlplane.support.KubeFixture;
 import io.inferencecache.kubelocal.KubeLocal;
 import io.inferencecache.kubelocal.KubeLocalTest;
 import io.kubernetes.client.openapi.apis.EventsV1Api;
@@ -55,7 +56,7 @@ class ControllerKubeIT {
   void start(final KubeLocal kube, @TempDir final Path dir) throws Exception {
     this.kube = kube;
     this.dir = dir;
-    kube.applyCrdsFor120(crds());
+    kube.applyCrdsFor120(KubeFixture.crds());
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     server.setExecutor(Executors.newFixedThreadPool(2));
     server.createContext(
@@ -95,28 +96,20 @@ class ControllerKubeIT {
     Files.writeString(
         policyToken, kube.createToken(ns, "controller", "inferencecache.io/policy") + "\n");
     final ControllerOptions options =
-        new ControllerOptions(
-            "0",
-            "127.0.0.1:0",
-            false,
+        KubeFixture.controllerOptions(
+            kube,
             base + "/snapshot",
             base + "/policy",
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(30),
-            kube.kubeconfig(),
             policyToken,
             dir.resolve("no-controller-token"),
-            ns,
-            Duration.ofSeconds(15),
-            Duration.ofSeconds(10),
-            Duration.ofSeconds(2));
+            ns);
     runtime =
         new ControllerRuntime(
             options,
             ControllerCommand.kubeClient(kube.kubeconfig(), Duration.ofSeconds(30)),
             ControllerCommand.kubeClient(kube.kubeconfig(), Duration.ZERO),
             "it");
-    runner = runInBackground(runtime);
+    runner = KubeFixture.runInBackground(runtime);
   }
 
   @AfterAll
@@ -126,33 +119,8 @@ class ControllerKubeIT {
     server.stop(0);
   }
 
-  /** Runs {@code runtime} on its own thread (stopped by {@link ControllerRuntime#close()}). */
-  static Thread runInBackground(final ControllerRuntime runtime) {
-    final Thread t =
-        new Thread(
-            () -> {
-              try {
-                runtime.run();
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            },
-            "controller-under-test");
-    t.start();
-    return t;
-  }
-
-  static Path crds() {
-    Path p = Path.of("").toAbsolutePath();
-    while (p != null && !Files.isDirectory(p.resolve("ops/crds"))) {
-      p = p.getParent();
-    }
-    return p.resolve("ops/crds");
-  }
-
   private void apply(final String yaml) {
-    assertThat(kube.kubectlWithInput(yaml, "apply", "--validate=false", "-f", "-").exitCode())
-        .isZero();
+    KubeFixture.apply(kube, yaml);
   }
 
   /** The policies[] entry of {@code ns} in the latest body, or null. */

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.sun.net.httpserver.HttpServer;
 import io.inferencecache.controlplane.cli.ControllerCommand;
 import io.inferencecache.controlplane.support.Http;
+import io.inferencecache.controlplane.support.KubeFixture;
 import io.inferencecache.kubelocal.KubeLocal;
 import io.inferencecache.kubelocal.KubeLocalTest;
 import java.io.IOException;
@@ -137,7 +138,7 @@ class ControllerLeaderElectionIT {
   @Test
   void oneLeaderPushesAndAKilledLeaderIsReplacedWithinTheLease(final KubeLocal kube)
       throws Exception {
-    kube.applyCrdsFor120(ControllerKubeIT.crds());
+    kube.applyCrdsFor120(KubeFixture.crds());
     final String ns = kube.newNamespace();
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     server.setExecutor(Executors.newFixedThreadPool(2));
@@ -206,7 +207,7 @@ class ControllerLeaderElectionIT {
 
   @Test
   void leaderOnlyWorkStopsWithinTheLeaseWhenTheLeaseIsTaken(final KubeLocal kube) throws Exception {
-    kube.applyCrdsFor120(ControllerKubeIT.crds());
+    kube.applyCrdsFor120(KubeFixture.crds());
     final String ns = kube.newNamespace();
     final ConcurrentLinkedQueue<Long> postedAt = new ConcurrentLinkedQueue<>();
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);

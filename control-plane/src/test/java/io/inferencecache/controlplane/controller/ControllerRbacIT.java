@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import io.inferencecache.controlplane.support.KubeFixture;
 import io.inferencecache.kubelocal.KubeLocal;
 import io.inferencecache.kubelocal.KubeLocalTest;
 import io.kubernetes.client.openapi.apis.EventsV1Api;
@@ -34,7 +35,7 @@ class ControllerRbacIT {
   @TempDir Path dir;
 
   static Path manifest() {
-    return ControllerKubeIT.crds().getParent().resolve("config/rbac/controller.yaml");
+    return KubeFixture.crds().getParent().resolve("config/rbac/controller.yaml");
   }
 
   /** The shipped RBAC documents (ServiceAccount, roles, bindings) retargeted at {@code ns}. */
@@ -136,7 +137,7 @@ class ControllerRbacIT {
             kube.clientWithToken(token),
             kube.clientWithToken(token),
             "rbac-" + ns);
-    final Thread runner = ControllerKubeIT.runInBackground(runtime);
+    final Thread runner = KubeFixture.runInBackground(runtime);
     try {
       await()
           .atMost(Duration.ofSeconds(40))
@@ -180,7 +181,7 @@ class ControllerRbacIT {
 
   @Test
   void theShippedRbacIsEnoughAndAMissingVerbIsNot(final KubeLocal kube) throws Exception {
-    kube.applyCrdsFor120(ControllerKubeIT.crds());
+    kube.applyCrdsFor120(KubeFixture.crds());
     final String full = kube.newNamespace();
     assertThat(controllerWritesTenantStatus(kube, full, rbac(full, "-" + full, false)))
         .as("the shipped ClusterRole and leader-election Role")

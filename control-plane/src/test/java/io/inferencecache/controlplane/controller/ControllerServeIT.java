@@ -12,6 +12,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.inferencecache.controlplane.support.CacheStateReports;
 import io.inferencecache.controlplane.support.Http;
+import io.inferencecache.controlplane.support.KubeFixture;
 import io.inferencecache.kubelocal.KubeLocal;
 import io.inferencecache.kubelocal.KubeLocalTest;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
@@ -88,7 +89,7 @@ class ControllerServeIT {
   void start(final KubeLocal kube, @TempDir final Path dir) throws Exception {
     this.kube = kube;
     this.dir = dir;
-    kube.applyCrdsFor120(ControllerKubeIT.crds());
+    kube.applyCrdsFor120(KubeFixture.crds());
     for (final String ns : new String[] {SYSTEM, TEAM}) {
       kube.kubectl("create", "namespace", ns); // exists already when another class made it
     }
@@ -139,7 +140,7 @@ class ControllerServeIT {
             kube.clientWithToken(apiToken),
             kube.clientWithToken(apiToken),
             "serve-it");
-    runner = ControllerKubeIT.runInBackground(runtime);
+    runner = KubeFixture.runInBackground(runtime);
   }
 
   @AfterAll

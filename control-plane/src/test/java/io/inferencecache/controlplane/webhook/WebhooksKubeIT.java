@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.support.KubeFixture;
 import io.inferencecache.controlplane.support.TestServer;
 import io.inferencecache.kubelocal.KubeLocal;
 import io.inferencecache.kubelocal.KubeLocalTest;
@@ -52,7 +53,7 @@ class WebhooksKubeIT {
   @BeforeAll
   void start(final KubeLocal kube, @TempDir final Path dir) throws Exception {
     this.kube = kube;
-    kube.applyCrdsFor120(crds());
+    kube.applyCrdsFor120(KubeFixture.crds());
     logs = dir;
     cacheServer = TestServer.start(ServeOverrides.NONE.insecure(), null);
     grpc = "127.0.0.1:" + cacheServer.grpcPort();
@@ -73,14 +74,6 @@ class WebhooksKubeIT {
       dead = s.getLocalPort();
     }
     register("down", dead, bundle);
-  }
-
-  private static Path crds() {
-    Path p = Path.of("").toAbsolutePath();
-    while (p != null && !java.nio.file.Files.isDirectory(p.resolve("ops/crds"))) {
-      p = p.getParent();
-    }
-    return p.resolve("ops/crds");
   }
 
   @AfterAll
@@ -353,6 +346,88 @@ class WebhooksKubeIT {
                 .path("firstEventTimeout")
                 .asText())
         .isEqualTo("5m0s");
+  }
+
+  /**
+   * A Managed Redis backend that passes every other rule; {@code resources} is the Redis
+   * container's resources in flow YAML.
+   */
+  private static String managedRedis(final String name, final String resources) {
+    return "apiVersion: inferencecache.io/v1alpha1\nkind: CacheBackend\nmetadata: {name: "
+        + name
+        + "}\nspec:\n  runtime: VLLM\n  type: LMCache\n"
+        + "  lmCache:\n    topology: PodLocal\n    podLocal:\n      server:\n"
+        + "        image: lmcache/server@sha256:"
+        + "a".repeat(64)
+        + "\n        port: 6555\n        l1Capacity: 1Gi\n        maxWorkers: 1\n"
+        + "        resources: {requests: {cpu: \"1\", memory: 2Gi}, limits: {memory: 2Gi}}\n"
+        + "  remoteStorage:\n    provider: Redis\n    ownership: Managed\n"
+        + "    redis: {resources: "
+        + resources
+        + "}\n"
+        + "  engineSelector: {matchLabels: {inferencecache.io/cache-domain: "
+        + name
+        + "}}\n";
+  }
+
+  @Test
+  void resourceShapesTheApiServerWouldRefuseInThePodAreRefusedOnTheBackend() {
+    final String ns = namespace("up");
+    final ProcessResult ok =
+        apply(
+            ns,
+            managedRedis(
+                "fits",
+                "{requests: {memory: 1Gi, hugepages-2Mi: 4Mi, example.com/nic: \"1\"},"
+                    + " limits: {memory: 2Gi, hugepages-2Mi: 4Mi, example.com/nic: \"1\"}}"));
+    assertThat(ok.exitCode()).as(ok.stderr()).isZero();
+    final String field = "spec.remoteStorage.redis.resources";
+    assertThat(
+            refused(
+                    ns,
+                    managedRedis(
+                        "hp",
+                        "{requests: {memory: 1Gi, hugepages-2Mi: 2Mi},"
+                            + " limits: {memory: 1Gi, hugepages-2Mi: 4Mi}}"))
+                .stderr())
+        .contains(
+            field
+                + ".requests[hugepages-2Mi]: Invalid value: \"2Mi\": must be equal to hugepages-2Mi"
+                + " limit of 4Mi");
+    assertThat(
+            refused(
+                    ns,
+                    managedRedis(
+                        "nic",
+                        "{requests: {memory: 1Gi, example.com/nic: \"1\"},"
+                            + " limits: {memory: 1Gi, example.com/nic: \"2\"}}"))
+                .stderr())
+        .contains(
+            field
+                + ".requests[example.com/nic]: Invalid value: \"1\": must be equal to"
+                + " example.com/nic limit of 2");
+    assertThat(refused(ns, managedRedis("name", "{requests: {memory: 1Gi, gpu: \"1\"}}")).stderr())
+        .contains(
+            field
+                + ".requests[gpu]: Invalid value: \"gpu\": must be a standard resource for"
+                + " containers");
+  }
+
+  @Test
+  void anUnknownProviderIsRefusedByTheCrdSchemaBeforeTheWebhook() {
+    // The API server checks the CRD's enum before it calls validating webhooks, so on a server
+    // with the schema the operator reads its message; the webhook's own message
+    // ("unknown remote storage provider; supported: Redis") is for objects that get past it
+    // (ResourceRulesTest).
+    final String ns = namespace("up");
+    final ProcessResult r =
+        refused(
+            ns,
+            managedRedis("mc", "{requests: {memory: 1Gi}}")
+                .replace("provider: Redis", "provider: Memcached"));
+    assertThat(r.stderr())
+        .contains("spec.remoteStorage.provider: Unsupported value: \"Memcached\"")
+        .contains("\"Redis\"");
   }
 
   @Test

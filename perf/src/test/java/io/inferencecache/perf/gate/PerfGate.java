@@ -409,8 +409,9 @@ public final class PerfGate {
    * Exact bytes allocated by this thread per warm lookup: the least of {@link #ALLOC_ATTEMPTS}
    * measurements of {@link #ALLOC_LOOKUPS} lookups each. A lookup path that allocates does so in
    * every attempt; one attempt can catch the JIT mid-recompilation (a deoptimized frame allocates
-   * what the compiled one scalar-replaces: 24 B a lookup was seen once in a CI-sized run), which
-   * the minimum filters out.
+   * what the compiled one scalar-replaces), which the minimum filters out. The lookup path itself
+   * allocates nothing even without escape analysis ({@code AllocationProbe} under {@code
+   * -XX:-DoEscapeAnalysis}); the 24 B once seen here was the old default clock's {@code Instant}.
    */
   static double allocatedPerLookup(final EngineFixture f, final Settings s) {
     final com.sun.management.ThreadMXBean threads =

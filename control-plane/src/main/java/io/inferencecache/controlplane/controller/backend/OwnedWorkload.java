@@ -211,25 +211,26 @@ final class OwnedWorkload {
     final String name = cr.getMetadata().getName();
     final V1Deployment d = readDeployment(ns, name);
     if (d != null && controlledBy(d.getMetadata(), cr)) {
-      ignoreNotFound(() -> apps.deleteNamespacedDeployment(name, ns).execute());
+      delete(apps.deleteNamespacedDeployment(name, ns).buildCall(null), "deployment " + name);
     }
     final V1Service s = readService(ns, name);
     if (s != null && controlledBy(s.getMetadata(), cr)) {
-      ignoreNotFound(() -> core.deleteNamespacedService(name, ns).execute());
+      // Not through execute(): the API server answers a Service DELETE with a Status on some
+      // versions (1.20) and the Service on others, and the client decodes only the latter.
+      delete(core.deleteNamespacedService(name, ns).buildCall(null), "service " + name);
     }
   }
 
-  private interface Call {
-    Object run() throws ApiException;
-  }
-
-  private static void ignoreNotFound(final Call call) throws ApiException {
-    try {
-      call.run();
-    } catch (ApiException e) {
-      if (e.getCode() != 404) {
-        throw e;
+  /** Runs a DELETE; 404 counts as done, any other non-2xx is an {@link ApiException}. */
+  private static void delete(final okhttp3.Call call, final String what) throws ApiException {
+    try (okhttp3.Response r = call.execute()) {
+      if (r.isSuccessful() || r.code() == 404) {
+        return;
       }
+      final String body = r.body() == null ? "" : r.body().string();
+      throw new ApiException(r.code(), "delete " + what + ": " + body.strip());
+    } catch (java.io.IOException e) {
+      throw new ApiException(e);
     }
   }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.inferencecache.controlplane.cli.ControllerCommand;
 import io.inferencecache.controlplane.controller.ControllerOptions;
 import io.inferencecache.controlplane.controller.ControllerRuntime;
+import io.inferencecache.controlplane.support.KubeFixture;
 import io.inferencecache.kubelocal.KubeLocal;
 import io.inferencecache.kubelocal.KubeLocalTest;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
@@ -100,11 +101,11 @@ class CacheBackendLeadershipIT {
   @Test
   void restartsAndNewLeadersReEmitPodEventsAndAFollowerWritesNothing(final KubeLocal kube)
       throws Exception {
-    kube.applyCrdsFor120(CacheBackendKubeIT.crds());
+    kube.applyCrdsFor120(KubeFixture.crds());
     final String ns = kube.newNamespace();
     final String leaseNs = kube.newNamespace();
     final ControllerRuntime first = runtime(kube, false, leaseNs);
-    final Thread firstRunner = CacheBackendKubeIT.run(first);
+    final Thread firstRunner = KubeFixture.runInBackground(first);
     apply(kube, backend(ns, "cb", "dom"));
     await()
         .ignoreExceptions()
@@ -178,7 +179,7 @@ class CacheBackendLeadershipIT {
                         .renewTime(now)))
         .execute();
     final ControllerRuntime follower = runtime(kube, true, leaseNs);
-    final Thread followerRunner = CacheBackendKubeIT.run(follower);
+    final Thread followerRunner = KubeFixture.runInBackground(follower);
     try {
       apply(kube, backend(ns, "late", "other"));
       final long before = controllerEvents(kube, ns);
