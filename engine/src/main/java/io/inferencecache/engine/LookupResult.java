@@ -1,7 +1,7 @@
 package io.inferencecache.engine;
 
-import io.inferencecache.engine.internal.HolderBuffer;
 import io.inferencecache.engine.internal.KeyBuffer;
+import io.inferencecache.engine.internal.RunCursor;
 import java.util.Arrays;
 
 /**
@@ -31,6 +31,7 @@ public final class LookupResult {
   boolean[] runAlive = new boolean[16];
   boolean[] runDelivered = new boolean[16];
   int[] runScratch = new int[16];
+  int[] runRef = new int[16];
 
   // LFU entries touched, each owned by a run.
   int credits;
@@ -43,7 +44,7 @@ public final class LookupResult {
 
   // Per-thread scratch for the index.
   final KeyBuffer key = new KeyBuffer();
-  final HolderBuffer holders = new HolderBuffer(32);
+  final RunCursor cursor = new RunCursor();
 
   /** What the index concluded. */
   public Outcome outcome() {
@@ -134,6 +135,7 @@ public final class LookupResult {
       runAlive = Arrays.copyOf(runAlive, c);
       runDelivered = Arrays.copyOf(runDelivered, c);
       runScratch = Arrays.copyOf(runScratch, c);
+      runRef = Arrays.copyOf(runRef, c);
     }
     if (replica.length < n) {
       final int c = Math.max(n, replica.length * 2);

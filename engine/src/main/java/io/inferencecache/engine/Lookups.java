@@ -1,10 +1,10 @@
 package io.inferencecache.engine;
 
-import io.inferencecache.engine.internal.HolderBuffer;
 import io.inferencecache.engine.internal.HolderLayout;
 import io.inferencecache.engine.internal.KeyBuffer;
 import io.inferencecache.engine.internal.Partition;
-import io.inferencecache.engine.internal.PrefixStore;
+import io.inferencecache.engine.internal.RunCursor;
+import io.inferencecache.engine.internal.RunStore;
 import io.inferencecache.engine.internal.ScopeState;
 import io.inferencecache.engine.internal.StatsRow;
 import io.inferencecache.engine.internal.StatsTable;
@@ -132,7 +132,7 @@ final class Lookups {
     return Outcome.NONE;
   }
 
-  private PrefixStore storeOf(final Partition p) {
+  private RunStore storeOf(final Partition p) {
     return p.reserved() ? index.reservedStore() : index.mainStore();
   }
 
@@ -156,33 +156,43 @@ final class Lookups {
     if (!k.set(p.id(), q.exact, 0, q.exactLength)) {
       return;
     }
-    final HolderBuffer h = r.holders;
-    final int n = storeOf(p).readHolders(k, h);
-    if (n == 0) {
+    final RunCursor cur = r.cursor;
+    if (!cur.open(storeOf(p), k)) {
       return;
     }
-    final long now = index.clock().nanoTime();
-    final long ttl = index.ttlNanosOf(p.tenant());
-    final float slo = ScoreMath.sloCoefficient(q.ttftMs, cfg.sloTightTtftMs(), cfg.sloTightBias());
-    final StatsTable stats = tm.stats;
-    r.ensureRuns(n);
-    for (int i = 0; i < n; i++) {
-      final float fresh = ScoreMath.freshness(now - h.lastSeen(i), ttl);
-      if (fresh <= 0f) {
-        continue;
+    try {
+      final long now = index.clock().nanoTime();
+      final long ttl = index.ttlNanosOf(p.tenant());
+      final float slo =
+          ScoreMath.sloCoefficient(q.ttftMs, cfg.sloTightTtftMs(), cfg.sloTightBias());
+      final StatsTable stats = tm.stats;
+      final int row = cur.row();
+      final int cols = cur.cols();
+      r.ensureRuns(cols);
+      for (int c = 0; c < cols; c++) {
+        final int ref = cur.paletteRef(row, c);
+        if (ref == 0) {
+          continue;
+        }
+        final float fresh = ScoreMath.freshness(now - cur.seen(ref), ttl);
+        if (fresh <= 0f) {
+          continue;
+        }
+        final int replica = cur.holder(c);
+        final int tokens = cur.tokens(row, ref);
+        final int run = r.runs++;
+        r.runReplica[run] = replica;
+        r.runDelivered[run] = true;
+        final float s =
+            ScoreMath.baseScore(
+                tokens, fresh, pressureFactor(stats, replica, now, ttl), 1f + fresh * slo);
+        r.addEntry(replica, s, tokens, fresh, HolderLayout.wireTier(cur.tier(ref)), run);
+        if (tokens > 0) {
+          r.addCredit(run, cur.slot(row, c), cur.gen(row, c));
+        }
       }
-      final int replica = h.replica(i);
-      final int tokens = h.tokens(i);
-      final int run = r.runs++;
-      r.runReplica[run] = replica;
-      r.runDelivered[run] = true;
-      final float s =
-          ScoreMath.baseScore(
-              tokens, fresh, pressureFactor(stats, replica, now, ttl), 1f + fresh * slo);
-      r.addEntry(replica, s, tokens, fresh, HolderLayout.wireTier(h.tier(i)), run);
-      if (tokens > 0) {
-        r.addCredit(run, h.slot(i), h.gen(i));
-      }
+    } finally {
+      cur.close();
     }
     final float dp = ScoreMath.distinguishingPower(r.size, scope.servingCount());
     for (int i = 0; i < r.size; i++) {
@@ -191,6 +201,11 @@ final class Lookups {
     sortByScore(r);
   }
 
+  /**
+   * The chain walk over runs: one probe per run the chain passes through (a branch point, a run
+   * boundary), then block after block inside the run by comparing the request's next hash with the
+   * run's next row. Each surviving replica's cell is read in place.
+   */
   private void walkChain(
       final LookupRequest q,
       final LookupResult r,
@@ -202,59 +217,66 @@ final class Lookups {
       return;
     }
     final KeyBuffer k = r.key;
-    final HolderBuffer h = r.holders;
-    final PrefixStore store = storeOf(p);
+    final RunCursor cur = r.cursor;
+    final RunStore store = storeOf(p);
     final long now = index.clock().nanoTime();
     final long ttl = index.ttlNanosOf(p.tenant());
     final int[] counts = q.counts;
+    final byte[] chain = q.chainBytes;
+    final int[] offs = q.hashOffset;
+    final int[] lens = q.hashLength;
 
-    if (!k.set(p.id(), q.chainBytes, q.hashOffset[0], q.hashLength[0])) {
-      return;
-    }
-    int n = store.readHolders(k, h);
-    r.ensureRuns(n);
-    for (int i = 0; i < n; i++) {
-      final long seen = h.lastSeen(i);
-      if (now - seen >= ttl) {
-        continue; // freshness 0
-      }
-      final int run = r.runs++;
-      r.runReplica[run] = h.replica(i);
-      r.runMatched[run] = counts[0];
-      r.runOldest[run] = seen;
-      r.runTier[run] = h.tier(i);
-      r.runAlive[run] = true;
-      r.runDelivered[run] = false;
-      r.addCredit(run, h.slot(i), h.gen(i));
-    }
-    int alive = r.runs;
-    for (int b = 1; b < blocks && alive > 0; b++) {
-      if (!k.set(p.id(), q.chainBytes, q.hashOffset[b], q.hashLength[b])) {
+    int b = 0;
+    int alive = 0;
+    while (b < blocks && (b == 0 || alive > 0)) {
+      if (!k.set(p.id(), chain, offs[b], lens[b]) || !cur.open(store, k)) {
         break;
       }
-      n = store.readHolders(k, h);
-      int hi = 0;
-      final int add = counts[b];
-      for (int run = 0; run < r.runs; run++) {
-        if (!r.runAlive[run]) {
-          continue;
-        }
-        final int replica = r.runReplica[run];
-        while (hi < n && h.replica(hi) < replica) {
-          hi++;
-        }
-        if (hi < n && h.replica(hi) == replica && now - h.lastSeen(hi) < ttl) {
-          r.runMatched[run] += add;
-          final long seen = h.lastSeen(hi);
-          if (seen < r.runOldest[run]) {
+      try {
+        int row = cur.row();
+        final int rows = cur.rows();
+        final int cols = cur.cols();
+        if (b == 0) {
+          r.ensureRuns(cols);
+          for (int c = 0; c < cols; c++) {
+            final int ref = cur.paletteRef(row, c);
+            if (ref == 0) {
+              continue;
+            }
+            final long seen = cur.seen(ref);
+            if (now - seen >= ttl) {
+              continue; // freshness 0
+            }
+            final int run = r.runs++;
+            r.runReplica[run] = cur.holder(c);
+            r.runMatched[run] = counts[0];
             r.runOldest[run] = seen;
+            r.runTier[run] = cur.tier(ref);
+            r.runAlive[run] = true;
+            r.runDelivered[run] = false;
+            r.runScratch[run] = c;
+            r.runRef[run] = ref;
+            r.addCredit(run, cur.slot(row, c), cur.gen(row, c));
           }
-          r.runTier[run] = HolderLayout.worstTier(r.runTier[run], h.tier(hi));
-          r.addCredit(run, h.slot(hi), h.gen(hi));
+          alive = r.runs;
+          b = 1;
+          row++;
         } else {
-          r.runAlive[run] = false;
-          alive--;
+          alive = mapColumns(r, cur, cols);
+          alive = extend(r, cur, row, b, counts[b], now, ttl, alive);
+          b++;
+          row++;
         }
+        while (b < blocks
+            && alive > 0
+            && row < rows
+            && cur.rowEquals(row, chain, offs[b], lens[b])) {
+          alive = extend(r, cur, row, b, counts[b], now, ttl, alive);
+          b++;
+          row++;
+        }
+      } finally {
+        cur.close();
       }
     }
 
@@ -293,6 +315,81 @@ final class Lookups {
       }
     }
     sortByScore(r);
+  }
+
+  /**
+   * Maps each live run to its replica's column in the newly opened run (runs and columns are both
+   * in replica order: one merge); a replica without a column dies. Returns the runs still alive.
+   */
+  private static int mapColumns(final LookupResult r, final RunCursor cur, final int cols) {
+    int c = 0;
+    int alive = 0;
+    for (int run = 0; run < r.runs; run++) {
+      if (!r.runAlive[run]) {
+        continue;
+      }
+      final int replica = r.runReplica[run];
+      while (c < cols && cur.holder(c) < replica) {
+        c++;
+      }
+      if (c < cols && cur.holder(c) == replica) {
+        r.runScratch[run] = c;
+        r.runRef[run] = 0;
+        alive++;
+      } else {
+        r.runAlive[run] = false;
+      }
+    }
+    return alive;
+  }
+
+  /**
+   * Extends every live run by block {@code b} (row {@code row} of the open run). A cell with the
+   * palette entry the run's previous block had (the common case: a chain reported at once) is fresh
+   * and changes neither the oldest timestamp nor the worst tier: only matched and credit move.
+   */
+  private static int extend(
+      final LookupResult r,
+      final RunCursor cur,
+      final int row,
+      final int b,
+      final int add,
+      final long now,
+      final long ttl,
+      final int aliveBefore) {
+    int alive = aliveBefore;
+    final int runs = r.runs;
+    final boolean[] aliveRuns = r.runAlive;
+    final int[] cols = r.runScratch;
+    final int[] refs = r.runRef;
+    for (int run = 0; run < runs; run++) {
+      if (!aliveRuns[run]) {
+        continue;
+      }
+      final int c = cols[run];
+      final int ref = cur.paletteRef(row, c);
+      if (ref == 0) {
+        aliveRuns[run] = false;
+        alive--;
+        continue;
+      }
+      if (ref != refs[run]) {
+        final long seen = cur.seen(ref);
+        if (now - seen >= ttl) {
+          aliveRuns[run] = false;
+          alive--;
+          continue;
+        }
+        if (seen < r.runOldest[run]) {
+          r.runOldest[run] = seen;
+        }
+        r.runTier[run] = HolderLayout.worstTier(r.runTier[run], cur.tier(ref));
+        refs[run] = ref;
+      }
+      r.runMatched[run] += add;
+      r.addCredit(run, cur.slot(row, c), cur.gen(row, c));
+    }
+    return alive;
   }
 
   private boolean tenantHot(

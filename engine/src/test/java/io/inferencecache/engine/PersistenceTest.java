@@ -14,7 +14,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.inferencecache.engine.internal.PrefixStore;
+import io.inferencecache.engine.internal.RunStore;
 import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -347,8 +347,8 @@ class PersistenceTest extends IndexTestSupport {
     assertStartedEmptyAndSetAside();
   }
 
-  private PrefixStore rawStore() throws IOException {
-    return PrefixStore.persisted(
+  private RunStore rawStore() throws IOException {
+    return RunStore.persisted(
         file,
         10_000,
         IndexConfig.AVERAGE_HASH_BYTES_DEFAULT,
@@ -358,14 +358,14 @@ class PersistenceTest extends IndexTestSupport {
 
   /** Writes one raw metadata record into the closed index file. */
   private void putRaw(final byte[] key, final byte[] value) throws IOException {
-    try (PrefixStore store = rawStore()) {
+    try (RunStore store = rawStore()) {
       store.putRaw(key, value);
     }
   }
 
   /** The id the next partition record of the closed index file would get. */
   private int nextPartitionId() throws IOException {
-    try (PrefixStore store = rawStore()) {
+    try (RunStore store = rawStore()) {
       int id = 0;
       while (store.getRaw(metaKey('P', id)) != null) {
         id++;

@@ -1,6 +1,7 @@
 package io.inferencecache.perf;
 
 import io.inferencecache.engine.CacheIndex;
+import io.inferencecache.engine.CacheIndexV1;
 import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.engine.IngestUpdate;
 import io.inferencecache.engine.LookupRequest;
@@ -16,12 +17,20 @@ public abstract class IndexUnderTest implements AutoCloseable {
   public static final String OFFHEAP = "offheap";
   public static final String ONHEAP = "onheap";
 
+  /**
+   * The engine's previous layout (one Chronicle entry per block; {@code CacheIndexV1}, a perf-scope
+   * copy kept for the side-by-side figures of the v2 layout).
+   */
+  public static final String OFFHEAP_V1 = "offheap-v1";
+
   /** Opens an empty index of kind {@code impl} with {@code config}'s settings. */
   public static IndexUnderTest open(final String impl, final IndexConfig config) {
     return switch (impl) {
       case OFFHEAP -> new Engine(CacheIndex.open(config));
       case ONHEAP -> new OnHeap(new OnHeapReferenceIndex(config));
-      default -> throw new IllegalArgumentException("impl must be offheap or onheap: " + impl);
+      case OFFHEAP_V1 -> new EngineV1(CacheIndexV1.open(config));
+      default ->
+          throw new IllegalArgumentException("impl must be offheap, offheap-v1 or onheap: " + impl);
     };
   }
 
@@ -78,8 +87,17 @@ public abstract class IndexUnderTest implements AutoCloseable {
   /** Storage entries held. */
   public abstract long totalEntries();
 
+  /** Credits the LFU counters of the last lookup's answer; returns how many were credited. */
+  public abstract int creditLast();
+
   /** Off-heap bytes (engine) or 0 (on-heap). */
   public abstract long offHeapBytes();
+
+  /**
+   * Off-heap bytes the stored entries use (chunks, hash-lookup slots, one LFU counter each); 0 for
+   * the on-heap reference. {@link #offHeapBytes()} is what the sizing allocated.
+   */
+  public abstract long usedOffHeapBytes();
 
   @Override
   public abstract void close();
@@ -115,6 +133,11 @@ public abstract class IndexUnderTest implements AutoCloseable {
     }
 
     @Override
+    public int creditLast() {
+      return index.creditDelivered(result);
+    }
+
+    @Override
     public long totalEntries() {
       return index.totalEntries();
     }
@@ -122,6 +145,67 @@ public abstract class IndexUnderTest implements AutoCloseable {
     @Override
     public long offHeapBytes() {
       return index.offHeapBytes();
+    }
+
+    @Override
+    public long usedOffHeapBytes() {
+      return io.inferencecache.engine.StorageProbe.usedBytes(index);
+    }
+
+    @Override
+    public void close() {
+      index.close();
+    }
+  }
+
+  /** The engine's v1 layout (perf-scope copy). */
+  static final class EngineV1 extends IndexUnderTest {
+    final CacheIndexV1 index;
+    final LookupResult result = new LookupResult();
+
+    EngineV1(final CacheIndexV1 index) {
+      this.index = index;
+    }
+
+    @Override
+    public void ingest(final IngestUpdate u) {
+      index.ingest(u);
+    }
+
+    @Override
+    public int lookupRoute(final LookupRequest q) {
+      index.lookupRoute(q, result);
+      return result.size();
+    }
+
+    @Override
+    public Object lastResult() {
+      return result;
+    }
+
+    @Override
+    public int topMatchedTokens() {
+      return result.size() == 0 ? 0 : result.matchedTokens(0);
+    }
+
+    @Override
+    public int creditLast() {
+      return index.creditDelivered(result);
+    }
+
+    @Override
+    public long totalEntries() {
+      return index.totalEntries();
+    }
+
+    @Override
+    public long offHeapBytes() {
+      return index.offHeapBytes();
+    }
+
+    @Override
+    public long usedOffHeapBytes() {
+      return io.inferencecache.engine.StorageProbe.usedBytes(index);
     }
 
     @Override
@@ -161,12 +245,22 @@ public abstract class IndexUnderTest implements AutoCloseable {
     }
 
     @Override
+    public int creditLast() {
+      return last == null ? 0 : index.creditDelivered(last);
+    }
+
+    @Override
     public long totalEntries() {
       return index.totalEntries();
     }
 
     @Override
     public long offHeapBytes() {
+      return 0;
+    }
+
+    @Override
+    public long usedOffHeapBytes() {
       return 0;
     }
 

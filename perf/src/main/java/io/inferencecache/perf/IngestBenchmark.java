@@ -54,7 +54,7 @@ public class IngestBenchmark {
   /** Storage entries a fresh newKeys index has room for: more than one iteration can add. */
   private static final long NEW_KEYS_CAPACITY = 16_000_000L;
 
-  @Param({IndexUnderTest.OFFHEAP, IndexUnderTest.ONHEAP})
+  @Param({IndexUnderTest.OFFHEAP, IndexUnderTest.OFFHEAP_V1, IndexUnderTest.ONHEAP})
   public String impl;
 
   @Param({"newKeys", "refresh"})

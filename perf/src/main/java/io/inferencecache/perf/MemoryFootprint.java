@@ -47,13 +47,14 @@ public final class MemoryFootprint {
     final List<Map<String, Object>> rows = new ArrayList<>();
     System.out.printf(
         Locale.ROOT,
-        "%-9s %-18s %12s %10s %14s %10s %10s %10s %8s%n",
+        "%-9s %-18s %12s %10s %14s %10s %10s %10s %10s %8s%n",
         "shape",
         "impl",
         "holderBlks",
         "keys",
         "bytes",
         "B/hblk",
+        "used B/hb",
         "rss B/hb",
         "heap B/hb",
         "build s");
@@ -108,7 +109,9 @@ public final class MemoryFootprint {
     final long blocks = w.holderBlocks();
     final long heapDelta = heapAfter - heapBefore;
     final long rssDelta = rssAfter - rssBefore;
-    final long bytes = impl.equals(IndexUnderTest.OFFHEAP) ? index.offHeapBytes() : heapDelta;
+    final boolean offHeap = !impl.equals(IndexUnderTest.ONHEAP);
+    final long bytes = offHeap ? index.offHeapBytes() : heapDelta;
+    final long used = offHeap ? index.usedOffHeapBytes() : heapDelta;
     index.close();
     index = null;
     heapUsedAfterGc();
@@ -118,22 +121,25 @@ public final class MemoryFootprint {
     row.put("impl", label);
     row.put("holderBlocks", blocks);
     row.put("distinctKeys", w.distinctKeys());
-    row.put("measure", impl.equals(IndexUnderTest.OFFHEAP) ? "offHeapBytes()" : "heap after GC");
+    row.put("measure", offHeap ? "offHeapBytes()" : "heap after GC");
     row.put("bytes", bytes);
     row.put("bytesPerHolderBlock", (double) bytes / blocks);
+    row.put("usedBytes", used);
+    row.put("usedPerHolderBlock", (double) used / blocks);
     row.put("rssDeltaPerHolderBlock", (double) rssDelta / blocks);
     row.put("heapDeltaPerHolderBlock", (double) heapDelta / blocks);
     row.put("buildSeconds", buildSeconds);
     row.put("buildBlocksPerSecond", blocks / buildSeconds);
     System.out.printf(
         Locale.ROOT,
-        "%-9s %-18s %12d %10d %14d %10.1f %10.1f %10.1f %8.1f%n",
+        "%-9s %-18s %12d %10d %14d %10.1f %10.1f %10.1f %10.1f %8.1f%n",
         w.name(),
         label,
         blocks,
         w.distinctKeys(),
         bytes,
         (double) bytes / blocks,
+        (double) used / blocks,
         (double) rssDelta / blocks,
         (double) heapDelta / blocks,
         buildSeconds);

@@ -21,7 +21,7 @@ public final class AppliedSequence {
   private volatile long value;
 
   /** Reads the record of a reopened store (0 when it has none). */
-  public void load(final PrefixStore store) {
+  public void load(final RunStore store) {
     final byte[] raw = store.getRaw(KEY);
     value = raw != null && raw.length == Long.BYTES ? ByteBuffer.wrap(raw).getLong() : 0L;
   }
@@ -30,7 +30,7 @@ public final class AppliedSequence {
    * Records {@code sequence} as applied; stores it in {@code store} when not null (a persisted
    * index). Writer only, inside the critical section that applied the data.
    */
-  public void record(final PrefixStore store, final long sequence) {
+  public void record(final RunStore store, final long sequence) {
     value = sequence;
     if (store != null) {
       store.putRaw(KEY, ByteBuffer.allocate(Long.BYTES).putLong(sequence).array());

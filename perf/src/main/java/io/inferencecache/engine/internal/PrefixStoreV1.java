@@ -1,3 +1,8 @@
+/*
+ * Perf-scope copy of the engine's v1 layout (one Chronicle entry per block, 24-byte holder records),
+ * kept only as the oracle of the v1/v2 differential test and the v1 column of the side-by-side
+ * benchmarks. Not part of the product; delete once v2's figures are published.
+ */
 package io.inferencecache.engine.internal;
 
 import static io.inferencecache.engine.internal.HolderLayout.RECORD_BYTES;
@@ -23,7 +28,7 @@ import net.openhft.chronicle.map.MapSegmentContext;
  * holder records into the caller's {@link HolderBuffer}; they never wait for more than one
  * segment-local write. All mutations come from the single index writer.
  */
-public final class PrefixStore implements Closeable {
+public final class PrefixStoreV1 implements Closeable {
   /** {@link #upsert} outcome: the key was new (so was the holder). */
   public static final int NEW_KEY = 2;
 
@@ -37,7 +42,7 @@ public final class PrefixStore implements Closeable {
   private final HolderBuffer writerScratch = new HolderBuffer(64);
   private final HolderBuffer writerOut = new HolderBuffer(64);
 
-  private PrefixStore(final ChronicleMap<byte[], byte[]> map) {
+  private PrefixStoreV1(final ChronicleMap<byte[], byte[]> map) {
     this.map = map;
   }
 
@@ -62,12 +67,12 @@ public final class PrefixStore implements Closeable {
   }
 
   /** An in-memory (off-heap, no file) store. */
-  public static PrefixStore inMemory(
+  public static PrefixStoreV1 inMemory(
       final String name,
       final long entries,
       final int averageHashBytes,
       final double averageHoldersPerKey) {
-    return new PrefixStore(
+    return new PrefixStoreV1(
         builder(name, entries, averageHashBytes, averageHoldersPerKey, false).create());
   }
 
@@ -76,7 +81,7 @@ public final class PrefixStore implements Closeable {
    * (for a file whose last writer did not close it cleanly): Chronicle checks every segment and
    * entry checksum and drops what it cannot trust.
    */
-  public static PrefixStore persisted(
+  public static PrefixStoreV1 persisted(
       final File file,
       final long entries,
       final int averageHashBytes,
@@ -88,7 +93,8 @@ public final class PrefixStore implements Closeable {
     }
     final ChronicleMapBuilder<byte[], byte[]> b =
         builder("inference-cache-prefixes", entries, averageHashBytes, averageHoldersPerKey, true);
-    return new PrefixStore(recover ? b.recoverPersistedTo(file, true) : b.createPersistedTo(file));
+    return new PrefixStoreV1(
+        recover ? b.recoverPersistedTo(file, true) : b.createPersistedTo(file));
   }
 
   /**
@@ -117,6 +123,18 @@ public final class PrefixStore implements Closeable {
   /** Off-heap bytes the map occupies. */
   public long offHeapBytes() {
     return map.offHeapMemoryUsed();
+  }
+
+  /** Off-heap bytes the stored entries use (their chunks plus a hash-lookup slot each). */
+  public long usedBytes() {
+    long used = 0;
+    for (ChronicleMap.SegmentStats st : map.segmentStats()) {
+      used += st.usedBytes();
+    }
+    return used
+        + map.longSize()
+            * ((net.openhft.chronicle.hash.impl.VanillaChronicleHash<?, ?, ?, ?>) map)
+                .tierHashLookupSlotSize;
   }
 
   /** Number of segments, for segment-at-a-time scans. */

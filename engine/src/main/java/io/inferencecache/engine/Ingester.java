@@ -1,0 +1,492 @@
+package io.inferencecache.engine;
+
+import io.inferencecache.engine.internal.HolderLayout;
+import io.inferencecache.engine.internal.KeyBuffer;
+import io.inferencecache.engine.internal.Partition;
+import io.inferencecache.engine.internal.RunStore;
+import io.inferencecache.engine.internal.StatsRow;
+import io.inferencecache.engine.internal.StringDictionary;
+import io.inferencecache.engine.internal.TenantModelState;
+import java.util.List;
+import org.agrona.concurrent.EpochNanoClock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The write path of the subscribers' reports: updates (docs/behaviour.md#ingest — prefix entries,
+ * the stats row, then the tenant's quota and the global cap) and events (docs/behaviour.md#events —
+ * PREFIX_EVICTED, REPLICA_UPDATED, ALL_CLEARED). Full storage never throws: the arena or map
+ * running out evicts by {@link VictimOrder} and the entry is retried once.
+ *
+ * <p><b>Threads.</b> Index writer only (the caller holds the writer lock).
+ */
+final class Ingester {
+  private static final Logger LOG = LoggerFactory.getLogger(CacheIndex.class);
+
+  private final EpochNanoClock clock;
+  private final PartitionRegistry registry;
+  private final StringDictionary dict;
+  private final SecondaryCounts counts;
+  private final IndexStorage storage;
+  private final IndexChanges changes;
+  private final IndexListener listener;
+  private final Evictor evictor;
+  private final KeyBuffer wkey = new KeyBuffer();
+
+  Ingester(
+      final IndexConfig config,
+      final PartitionRegistry registry,
+      final SecondaryCounts counts,
+      final IndexStorage storage,
+      final IndexChanges changes,
+      final Evictor evictor) {
+    this.clock = config.clock();
+    this.registry = registry;
+    this.dict = registry.dictionary();
+    this.counts = counts;
+    this.storage = storage;
+    this.changes = changes;
+    this.listener = changes.listener();
+    this.evictor = evictor;
+  }
+
+  /** Wires the storage's drop reports to this writer (after the storage is open). */
+  void attach() {
+    storage
+        .main()
+        .dropSink((k, length, r, slot, newKey) -> refused(k, length, r, slot, newKey, true));
+    storage
+        .reserved()
+        .dropSink((k, length, r, slot, newKey) -> refused(k, length, r, slot, newKey, false));
+  }
+
+  private static long tsNanos(final long micros, final long now) {
+    return micros == 0 ? now : micros * 1000L;
+  }
+
+  private static float finite(final float f) {
+    return Float.isFinite(f) ? f : 0f;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Updates
+
+  void ingest(final IngestUpdate u) {
+    final long now = clock.nanoTime();
+    final long ts = tsNanos(u.timestampMicros(), now);
+    final int tenant = dict.intern(u.tenantId());
+    final int model = dict.intern(u.modelId());
+    final int replica = dict.intern(u.replicaId());
+    if (!u.hashScheme().isEmpty()) {
+      final int scheme = dict.intern(u.hashScheme());
+      beginJournal(replica, ts);
+      try {
+        for (IngestPrefix e : u.prefixes()) {
+          ingestEntry(u, e, tenant, model, scheme, replica, ts);
+        }
+        storage.main().flush();
+        storage.reserved().flush();
+        retryRefused();
+      } finally {
+        endJournal();
+      }
+    }
+    final IngestStats st = u.stats();
+    if (st != null) {
+      final TenantModelState tm = registry.tmFor(tenant, model);
+      tm.stats =
+          tm.stats.with(
+              new StatsRow(
+                  replica,
+                  st.cacheMemoryBytes(),
+                  finite(st.hitRate()),
+                  finite(st.pressure()),
+                  st.t2HitTokens(),
+                  st.t2QueryTokens(),
+                  ts,
+                  ts));
+      if (listener.wantsChanges()) {
+        listener.onReplicaUpdated(
+            dict.string(tenant), dict.string(model), dict.string(replica), ts);
+      }
+    }
+    storage.persistNewMetadata();
+    if (tenant != registry.reservedTenantId()) {
+      evictor.enforceQuota(tenant);
+    }
+    evictor.enforceCap();
+    counts.flushModelGauges(listener);
+  }
+
+  private void ingestEntry(
+      final IngestUpdate u,
+      final IngestPrefix e,
+      final int tenant,
+      final int model,
+      final int scheme,
+      final int replica,
+      final long ts) {
+    final int tier = HolderLayout.tierCode(e.tier());
+    final String adapterName =
+        e.adapterId() != null && !e.adapterId().isEmpty() ? e.adapterId() : u.adapterId();
+    final Partition p = registry.partitionFor(tenant, model, scheme, dict.intern(adapterName));
+    final List<byte[]> hashes = e.blockHashes() == null ? List.of() : e.blockHashes();
+    final int[] blockCounts = e.blockTokenCounts() == null ? new int[0] : e.blockTokenCounts();
+    final byte[] prefix = e.prefixHash() == null ? new byte[0] : e.prefixHash();
+    final RunStore store = storage.storeOf(p);
+    if (!hashes.isEmpty() || blockCounts.length > 0) {
+      if (hashes.size() != blockCounts.length) {
+        return; // malformed chain entries are dropped whole
+      }
+      int cumulative = 0;
+      chainStart(store);
+      for (int j = 0; j < blockCounts.length; j++) {
+        cumulative += blockCounts[j]; // int32 running sum, wrapping like upstream
+        upsert(p, hashes.get(j), replica, cumulative, ts, tier);
+      }
+      if (prefix.length > 0) {
+        chainStart(store); // the whole-prefix key is not a block of the chain's run
+        upsert(p, prefix, replica, e.tokenCount(), ts, tier);
+      }
+    } else {
+      chainStart(store);
+      upsert(p, prefix, replica, e.tokenCount(), ts, tier);
+    }
+  }
+
+  private void upsert(
+      final Partition p,
+      final byte[] hash,
+      final int replica,
+      final int tokens,
+      final long ts,
+      final int tier) {
+    if (hash == null || !wkey.set(p.id(), hash, 0, hash.length)) {
+      counts.hashRejected();
+      return;
+    }
+    if (!storage.arena().hasFree()) {
+      evictor.evictForSpace();
+      if (!storage.arena().hasFree()) {
+        counts.entryDroppedFull();
+        retryRefused();
+        return;
+      }
+    }
+    store(p, journal(p.id(), hash, tokens, tier), false, false);
+    retryRefused();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Full storage: evict by the victim order, retry once, drop only then (design.md §5)
+
+  // The upserts of the update being ingested (the writer's journal, reused): what a refused cell
+  // is retried with. One replica and one timestamp per update.
+  private boolean inUpdate;
+  private boolean retrying;
+  private int journalReplica;
+  private long journalTs;
+  private int journalSize;
+  private int[] journalPartition = new int[64];
+  private byte[][] journalHash = new byte[64][];
+  private int[] journalTokens = new int[64];
+  private int[] journalTier = new int[64];
+  private boolean[] journalChainStart = new boolean[64];
+  private boolean chainStarts;
+  // The journal entries the storage refused on their first attempt, and whether the listener has
+  // already been told they were stored (a run refused at its store) or not (a refused locator).
+  private int refusedCount;
+  private int[] refused = new int[16];
+  private boolean[] refusedReported = new boolean[16];
+
+  private void beginJournal(final int replica, final long ts) {
+    inUpdate = true;
+    journalReplica = replica;
+    journalTs = ts;
+    journalSize = 0;
+    refusedCount = 0;
+  }
+
+  private void endJournal() {
+    inUpdate = false;
+    java.util.Arrays.fill(journalHash, 0, journalSize, null);
+    journalSize = 0;
+    refusedCount = 0;
+  }
+
+  private int journal(final int partition, final byte[] hash, final int tokens, final int tier) {
+    final int j = journalSize;
+    if (j == journalPartition.length) {
+      final int n = j * 2;
+      journalPartition = java.util.Arrays.copyOf(journalPartition, n);
+      journalHash = java.util.Arrays.copyOf(journalHash, n);
+      journalTokens = java.util.Arrays.copyOf(journalTokens, n);
+      journalTier = java.util.Arrays.copyOf(journalTier, n);
+      journalChainStart = java.util.Arrays.copyOf(journalChainStart, n);
+    }
+    journalPartition[j] = partition;
+    journalHash[j] = hash;
+    journalTokens[j] = tokens;
+    journalTier[j] = tier;
+    journalChainStart[j] = chainStarts;
+    chainStarts = false;
+    journalSize = j + 1;
+    return j;
+  }
+
+  /** The next upsert starts a chain (it is not appended to the previous block's run). */
+  private void chainStart(final RunStore store) {
+    store.chainStart();
+    chainStarts = true;
+  }
+
+  /** The latest journal entry that upserted {@code key}, or -1. */
+  private int journalIndexOf(final byte[] key, final int keyLength) {
+    final int pid = KeyBuffer.partitionOf(key);
+    final int len = keyLength - HolderLayout.KEY_PARTITION_BYTES;
+    for (int j = journalSize - 1; j >= 0; j--) {
+      final byte[] h = journalHash[j];
+      if (journalPartition[j] == pid
+          && h.length == len
+          && java.util.Arrays.equals(h, 0, len, key, HolderLayout.KEY_PARTITION_BYTES, keyLength)) {
+        return j;
+      }
+    }
+    return -1;
+  }
+
+  private void refuse(final int j, final boolean reported) {
+    for (int k = 0; k < refusedCount; k++) {
+      if (refused[k] == j) {
+        refusedReported[k] |= reported;
+        return;
+      }
+    }
+    if (refusedCount == refused.length) {
+      refused = java.util.Arrays.copyOf(refused, refusedCount * 2);
+      refusedReported = java.util.Arrays.copyOf(refusedReported, refusedCount * 2);
+    }
+    refused[refusedCount] = j;
+    refusedReported[refusedCount] = reported;
+    refusedCount++;
+  }
+
+  /**
+   * Upserts journal entry {@code j} (its key in {@link #wkey}). A map that refuses to grow for a
+   * block appended to a run throws here; a first attempt is then kept for {@link #retryRefused}.
+   * {@code reported}: a retry whose first attempt the listener was already told was stored.
+   */
+  private void store(final Partition p, final int j, final boolean retry, final boolean reported) {
+    final int replica = journalReplica;
+    final int outcome;
+    try {
+      outcome =
+          storage
+              .storeOf(p)
+              .upsert(wkey, replica, journalTokens[j], journalTs, journalTier[j], storage.arena());
+    } catch (IllegalStateException full) {
+      if (!retry && !p.reserved()) {
+        refuse(j, false);
+      } else {
+        dropForGood(p, journalHash[j], replica, reported);
+      }
+      return;
+    }
+    changes.counted(p, outcome, replica);
+    if (!reported && listener.wantsChanges()) {
+      changes.reportStored(p, journalHash[j], replica, journalTokens[j], journalTs);
+    }
+  }
+
+  /**
+   * Makes room and retries, once, every upsert the main map refused since the last call: the
+   * pending run is stored first (so every first attempt's outcome is known), then {@link
+   * Evictor#evictForSpace} evicts by the victim order, then the refused entries are upserted again
+   * in their ingest order and stored. What the map refuses then is dropped for good.
+   */
+  private void retryRefused() {
+    if (refusedCount == 0 || retrying) {
+      return;
+    }
+    final RunStore main = storage.main();
+    main.flush();
+    retrying = true;
+    try {
+      evictor.evictForSpace();
+      sortRefused();
+      int previous = -2;
+      for (int k = 0; k < refusedCount; k++) {
+        final int j = refused[k];
+        final Partition p = registry.partitionById(journalPartition[j]);
+        final boolean reported = refusedReported[k];
+        wkey.set(p.id(), journalHash[j], 0, journalHash[j].length);
+        if (!storage.arena().hasFree()) {
+          dropForGood(p, journalHash[j], journalReplica, reported);
+          continue;
+        }
+        if (journalChainStart[j] || j != previous + 1) {
+          main.chainStart();
+        }
+        previous = j;
+        store(p, j, true, reported);
+      }
+      main.flush();
+    } finally {
+      retrying = false;
+      refusedCount = 0;
+    }
+  }
+
+  private void sortRefused() {
+    for (int k = 1; k < refusedCount; k++) {
+      final int j = refused[k];
+      final boolean rep = refusedReported[k];
+      int i = k - 1;
+      while (i >= 0 && refused[i] > j) {
+        refused[i + 1] = refused[i];
+        refusedReported[i + 1] = refusedReported[i];
+        i--;
+      }
+      refused[i + 1] = j;
+      refusedReported[i + 1] = rep;
+    }
+  }
+
+  /**
+   * A holder a map did not store after all (it refused to grow when the writer stored the run):
+   * uncounted and its slot freed at once; in the main map retried once if it is an upsert of this
+   * update, else (and always in the reserved map, which is not evicted by size) dropped for good.
+   */
+  private void refused(
+      final byte[] key,
+      final int keyLength,
+      final int replica,
+      final int slot,
+      final boolean newKey,
+      final boolean retriable) {
+    final Partition p = registry.partitionById(KeyBuffer.partitionOf(key));
+    changes.holderGone(p, replica, slot, newKey);
+    final int j = retriable && inUpdate && !retrying ? journalIndexOf(key, keyLength) : -1;
+    if (j >= 0) {
+      refuse(j, true);
+    } else {
+      dropForGood(p, IndexChanges.hashOf(key, keyLength), replica, true);
+    }
+  }
+
+  /**
+   * Counts an entry no room could be made for; one the listener was told was stored is reported
+   * removed to make room (reason cap).
+   */
+  private void dropForGood(
+      final Partition p, final byte[] hash, final int replica, final boolean reported) {
+    counts.entryDroppedFull();
+    LOG.warn("event=index_full: entry dropped");
+    if (reported && listener.wantsChanges()) {
+      changes.reportRemoved(
+          p, hash.clone(), replica, IndexListener.REMOVED_BY_CAP, clock.nanoTime());
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Events
+
+  void applyEvent(final IndexEvent e) {
+    final long now = clock.nanoTime();
+    final long ts = tsNanos(e.timestampMicros(), now);
+    switch (e.type()) {
+      case PREFIX_EVICTED -> evictPrefix(e, ts);
+      case REPLICA_UPDATED -> replicaUpdated(e, ts);
+      case ALL_CLEARED -> allCleared(e, ts);
+      default -> {
+        // PREFIX_ADDED carries no scheme or token count; unspecified/unknown: ignored
+      }
+    }
+    storage.main().flush();
+    storage.reserved().flush();
+    counts.flushModelGauges(listener);
+  }
+
+  private void evictPrefix(final IndexEvent e, final long ts) {
+    final int tenant = dict.idOf(e.tenantId());
+    final int model = dict.idOf(e.modelId());
+    final int replica = dict.idOf(e.replicaId());
+    final TenantModelState tm = registry.tm(tenant, model);
+    if (tm == null || replica < 0) {
+      return;
+    }
+    final int adapter = e.adapterId().isEmpty() ? -2 : dict.idOf(e.adapterId());
+    if (adapter == StringDictionary.MISSING) {
+      return;
+    }
+    for (int pid : tm.partitions()) {
+      final Partition p = registry.partitionById(pid);
+      if (adapter != -2 && p.adapter() != adapter) {
+        continue;
+      }
+      if (!wkey.set(pid, e.prefixHash(), 0, e.prefixHash().length)) {
+        return;
+      }
+      changes.removeHolder(p, wkey, replica, IndexListener.REMOVED_BY_EVENT, ts);
+    }
+  }
+
+  private void replicaUpdated(final IndexEvent e, final long ts) {
+    final TenantModelState tm = registry.tm(dict.idOf(e.tenantId()), dict.idOf(e.modelId()));
+    final int replica = dict.idOf(e.replicaId());
+    if (tm == null || replica < 0) {
+      return;
+    }
+    final StatsRow row = tm.stats.get(replica);
+    if (row != null) {
+      tm.stats = tm.stats.with(row.withLastSeen(ts));
+      if (listener.wantsChanges()) {
+        listener.onReplicaUpdated(
+            dict.string(tm.tenant), dict.string(tm.model), dict.string(replica), ts);
+      }
+    }
+  }
+
+  private void allCleared(final IndexEvent e, final long ts) {
+    final TenantModelState tm = registry.tm(dict.idOf(e.tenantId()), dict.idOf(e.modelId()));
+    final int replica = dict.idOf(e.replicaId());
+    if (tm == null || replica < 0) {
+      return;
+    }
+    tm.stats = tm.stats.without(replica);
+    clearReplica(tm, replica);
+    if (listener.wantsChanges()) {
+      listener.onAllCleared(
+          dict.string(tm.tenant), dict.string(tm.model), dict.string(replica), ts);
+    }
+  }
+
+  /** Removes every holder {@code replica} has in {@code tm} (not reported one by one). */
+  private void clearReplica(final TenantModelState tm, final int replica) {
+    boolean serving = false;
+    for (int sid : tm.scopes()) {
+      if (registry.scopeById(sid).count(replica) > 0) {
+        serving = true;
+        break;
+      }
+    }
+    if (!serving) {
+      return;
+    }
+    final RunStore store =
+        tm.tenant == registry.reservedTenantId() ? storage.reserved() : storage.main();
+    final int tmId = tm.id;
+    final int segments = store.segments();
+    for (int seg = 0; seg < segments; seg++) {
+      store.removeCells(
+          seg,
+          (pid, holder, lastSeen) -> {
+            final Partition p = registry.partitionById(pid);
+            return holder == replica && p != null && p.tm() == tmId;
+          },
+          (key, keyLength, holder, slot, keyGone) ->
+              changes.holderGone(
+                  registry.partitionById(KeyBuffer.partitionOf(key)), holder, slot, keyGone));
+    }
+  }
+}

@@ -1,0 +1,245 @@
+package io.inferencecache.engine.internal;
+
+import static io.inferencecache.engine.internal.RunLayout.CELL_BYTES;
+import static io.inferencecache.engine.internal.RunLayout.CELL_GEN_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.CELL_PALETTE_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.CELL_SLOT_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.PALETTE_DELTA_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.PALETTE_SEEN_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.PALETTE_TIER_OFFSET;
+
+import java.nio.ByteOrder;
+import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapEntry;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A reader's window on one stored run ({@link RunLayout}), read in place: {@link #open} finds the
+ * run holding a key (following a locator if the key is inside a run) and keeps that entry's segment
+ * read lock until {@link #close}; the accessors read the entry's off-heap bytes directly. One per
+ * thread (it lives in the thread's {@code LookupResult}); allocation-free.
+ *
+ * <p>A locator read just before the writer moved its block (a split, a trimmed tail) may lead to a
+ * run that no longer has the block at that row: {@link #open} checks the row's hash and reads the
+ * locator again (a few times) before reporting the key absent.
+ */
+public final class RunCursor implements AutoCloseable {
+  private static final ByteOrder ORDER = ByteOrder.nativeOrder();
+  private static final int ATTEMPTS = 4;
+
+  private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+  private final UnsafeBuffer query = new UnsafeBuffer(new byte[0]);
+  private final KeyBuffer head = new KeyBuffer();
+  private ExternalMapQueryContext<byte[], byte[], ?> ctx;
+  private int rows;
+  private int cols;
+  private int hashLen;
+  private int paletteAt;
+  private int paletteStride;
+  private boolean wideHolders;
+  private int tokensAt;
+  private int holdersAt;
+  private int hashesAt;
+  private int row;
+
+  /**
+   * Opens the run that holds {@code key}; returns false (nothing held open) if the key is not
+   * stored. On true, {@link #row()} is the key's row and the caller must {@link #close()}.
+   */
+  public boolean open(final RunStore store, final KeyBuffer key) {
+    final int keyHashLen = key.length - HolderLayout.KEY_PARTITION_BYTES;
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (!enter(store, key.store, key.length)) {
+        return false;
+      }
+      final byte tag = view.getByte(RunLayout.TAG_OFFSET);
+      if (tag == RunLayout.RUN_TAG && view.capacity() >= RunLayout.UNIT_HEADER_BYTES) {
+        parse(keyHashLen);
+        row = 0;
+        return true;
+      }
+      if (tag != RunLayout.LOCATOR_TAG || view.capacity() < RunLayout.LOCATOR_HASH_OFFSET) {
+        close();
+        return false;
+      }
+      final int r = view.getByte(RunLayout.LOCATOR_ROW_OFFSET) & 0xFF;
+      final int hl = view.capacity() - RunLayout.LOCATOR_HASH_OFFSET;
+      if (hl != keyHashLen) {
+        close();
+        return false;
+      }
+      System.arraycopy(key.bytes, 0, head.bytes, 0, HolderLayout.KEY_PARTITION_BYTES);
+      view.getBytes(
+          RunLayout.LOCATOR_HASH_OFFSET, head.bytes, HolderLayout.KEY_PARTITION_BYTES, hl);
+      head.length = HolderLayout.KEY_PARTITION_BYTES + hl;
+      close();
+      if (!enter(store, head.store, head.length)) {
+        continue;
+      }
+      if (view.getByte(RunLayout.TAG_OFFSET) == RunLayout.RUN_TAG
+          && view.capacity() >= RunLayout.UNIT_HEADER_BYTES) {
+        parse(hl);
+        if (r > 0 && r < rows && rowEquals(r, key.bytes, HolderLayout.KEY_PARTITION_BYTES)) {
+          row = r;
+          return true;
+        }
+      }
+      close();
+    }
+    return false;
+  }
+
+  private boolean enter(
+      final RunStore store,
+      final net.openhft.chronicle.bytes.BytesStore<?, byte[]> key,
+      final int length) {
+    ctx = store.map.queryContext(key, 0, length);
+    final MapEntry<byte[], byte[]> e = ctx.entry();
+    if (e == null) {
+      close();
+      return false;
+    }
+    final Data<byte[]> v = e.value();
+    final int size = (int) v.size();
+    if (size < 4) {
+      close();
+      return false;
+    }
+    view.wrap(v.bytes().addressForRead(v.offset()), size);
+    return true;
+  }
+
+  private void parse(final int keyHashLen) {
+    final int flags = view.getByte(RunLayout.FLAGS_OFFSET) & 0xFF;
+    final boolean unit = (flags & RunLayout.FLAG_UNIT) != 0;
+    rows = unit ? 1 : view.getShort(RunLayout.ROWS_OFFSET, ORDER) & 0xFFFF;
+    cols = unit ? 1 : view.getShort(RunLayout.COLS_OFFSET, ORDER) & 0xFFFF;
+    final int pal = unit ? 1 : view.getShort(RunLayout.PALETTE_OFFSET, ORDER) & 0xFFFF;
+    cellsAt = RunLayout.cellsOffset(flags);
+    hashLen = keyHashLen;
+    paletteStride = RunLayout.paletteStride(flags);
+    wideHolders = (flags & RunLayout.FLAG_WIDE_HOLDERS) != 0;
+    hasDeltas = (flags & RunLayout.FLAG_DELTAS) != 0;
+    paletteAt = RunLayout.paletteOffset(rows, cols, flags);
+    tokensAt = RunLayout.tokensOffset(rows, cols, pal, flags);
+    holdersAt = RunLayout.holdersOffset(rows, cols, pal, flags);
+    hashesAt = RunLayout.hashesOffset(rows, cols, pal, flags);
+  }
+
+  private boolean hasDeltas;
+  private int cellsAt;
+
+  /** Releases the run's segment read lock (idempotent). */
+  @Override
+  public void close() {
+    final ExternalMapQueryContext<byte[], byte[], ?> c = ctx;
+    if (c != null) {
+      ctx = null;
+      c.close();
+    }
+  }
+
+  /** Blocks of the open run. */
+  public int rows() {
+    return rows;
+  }
+
+  /** Holders (columns) of the open run. */
+  public int cols() {
+    return cols;
+  }
+
+  /** The row of the key {@link #open} was given. */
+  public int row() {
+    return row;
+  }
+
+  /** Replica id of column {@code c} (ascending in c). */
+  public int holder(final int c) {
+    return wideHolders
+        ? view.getInt(holdersAt + c * 4, ORDER)
+        : view.getShort(holdersAt + c * 2, ORDER) & 0xFFFF;
+  }
+
+  private int cell(final int r, final int c) {
+    return cellsAt + (r * cols + c) * CELL_BYTES;
+  }
+
+  /** Palette index + 1 of cell (r, c); 0 when replica c does not hold block r. */
+  public int paletteRef(final int r, final int c) {
+    return view.getShort(cell(r, c) + CELL_PALETTE_OFFSET, ORDER) & 0xFFFF;
+  }
+
+  /** lastSeen (epoch ns) of palette reference {@code ref} (from {@link #paletteRef}). */
+  public long seen(final int ref) {
+    return view.getLong(paletteAt + (ref - 1) * paletteStride + PALETTE_SEEN_OFFSET, ORDER);
+  }
+
+  /** Stored tier code of palette reference {@code ref}. */
+  public int tier(final int ref) {
+    return view.getByte(paletteAt + (ref - 1) * paletteStride + PALETTE_TIER_OFFSET) & 0xFF;
+  }
+
+  /** Stored token count of cell (r, c) with palette reference {@code ref}. */
+  public int tokens(final int r, final int ref) {
+    final int rowTokens = view.getInt(tokensAt + r * 4, ORDER);
+    return hasDeltas
+        ? rowTokens
+            + view.getInt(paletteAt + (ref - 1) * paletteStride + PALETTE_DELTA_OFFSET, ORDER)
+        : rowTokens;
+  }
+
+  /** LFU slot of cell (r, c). */
+  public int slot(final int r, final int c) {
+    return view.getInt(cell(r, c) + CELL_SLOT_OFFSET, ORDER);
+  }
+
+  /** LFU slot generation of cell (r, c). */
+  public int gen(final int r, final int c) {
+    return view.getShort(cell(r, c) + CELL_GEN_OFFSET, ORDER) & 0xFFFF;
+  }
+
+  /** Whether row {@code r} (≥ 1) has the hash {@code src[off, off + len)}. */
+  public boolean rowEquals(final int r, final byte[] src, final int off, final int len) {
+    if (len != hashLen) {
+      return false;
+    }
+    if (query.byteArray() != src) {
+      query.wrap(src);
+    }
+    return equalBytes(r, query, off);
+  }
+
+  private boolean rowEquals(final int r, final byte[] src, final int off) {
+    if (query.byteArray() != src) {
+      query.wrap(src);
+    }
+    return equalBytes(r, query, off);
+  }
+
+  /** Whether row {@code r} (≥ 1) has the hash {@code src[off, off + len)}. */
+  public boolean rowEquals(final int r, final DirectBuffer src, final int off, final int len) {
+    if (len != hashLen) {
+      return false;
+    }
+    return equalBytes(r, src, off);
+  }
+
+  private boolean equalBytes(final int r, final DirectBuffer src, final int off) {
+    final int at = hashesAt + (r - 1) * hashLen;
+    int i = 0;
+    for (; i + 8 <= hashLen; i += 8) {
+      if (view.getLong(at + i) != src.getLong(off + i)) {
+        return false;
+      }
+    }
+    for (; i < hashLen; i++) {
+      if (view.getByte(at + i) != src.getByte(off + i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

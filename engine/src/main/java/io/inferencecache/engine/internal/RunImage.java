@@ -1,0 +1,518 @@
+package io.inferencecache.engine.internal;
+
+import static io.inferencecache.engine.internal.RunLayout.CELL_BYTES;
+import static io.inferencecache.engine.internal.RunLayout.CELL_GEN_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.CELL_PALETTE_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.CELL_SLOT_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.PALETTE_BYTES;
+import static io.inferencecache.engine.internal.RunLayout.PALETTE_DELTA_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.PALETTE_SEEN_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.PALETTE_TIER_OFFSET;
+
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The writer's decoded, mutable copy of one run ({@link RunLayout}): the writer loads a run once,
+ * applies every change an ingest, an eviction or a sweep makes to it, and stores it once. Row 0's
+ * hash is the run's key; {@link #locatedRows} says which rows already have a locator in the map.
+ * Single-threaded (the index writer). Grows its arrays as needed and keeps them.
+ */
+final class RunImage {
+  private static final ByteOrder ORDER = ByteOrder.nativeOrder();
+
+  int partition;
+  int hashLen;
+  int rows;
+  byte[] hashes = new byte[64 * 8];
+  int[] tokens = new int[64];
+  int[] rowCount = new int[64];
+
+  int cols;
+  int[] holders = new int[16];
+  // Cells, row-major with stride cols: slot, generation and palette index (-1: absent).
+  int[] slot = new int[64 * 16];
+  int[] gen = new int[64 * 16];
+  int[] pal = new int[64 * 16];
+
+  int palSize;
+  long[] palSeen = new long[16];
+  int[] palDelta = new int[16];
+  int[] palTier = new int[16];
+  private int lastPal = -1;
+
+  /** Rows 1..locatedRows-1 have a locator entry in the map; 1 for a run not yet stored. */
+  int locatedRows;
+
+  /** Whether the run's entry exists in the map (it was loaded, not created). */
+  boolean stored;
+
+  /** The row the last change touched, for appending the next block of the same chain. */
+  int lastRow = -1;
+
+  /** Cells added since the load, packed {@code row << 32 | col}, with whether the row was new. */
+  long[] added = new long[64];
+
+  boolean[] addedNewKey = new boolean[64];
+  int addedCount;
+
+  private final UnsafeBuffer view = new UnsafeBuffer(new byte[0]);
+
+  void reset(final int partition, final int hashLen) {
+    this.partition = partition;
+    this.hashLen = hashLen;
+    rows = 0;
+    cols = 0;
+    palSize = 0;
+    lastPal = -1;
+    locatedRows = 1;
+    stored = false;
+    lastRow = -1;
+    addedCount = 0;
+    Arrays.fill(rowIndex, 0);
+  }
+
+  /** Decodes a stored run whose key hash is {@code head[headOff, headOff + hashLen)}. */
+  void decode(
+      final int partition,
+      final byte[] head,
+      final int headOff,
+      final int headLen,
+      final byte[] value,
+      final int valueLen) {
+    view.wrap(value, 0, valueLen);
+    final int flags = view.getByte(RunLayout.FLAGS_OFFSET) & 0xFF;
+    final boolean unit = (flags & RunLayout.FLAG_UNIT) != 0;
+    final int r = unit ? 1 : view.getShort(RunLayout.ROWS_OFFSET, ORDER) & 0xFFFF;
+    final int c = unit ? 1 : view.getShort(RunLayout.COLS_OFFSET, ORDER) & 0xFFFF;
+    final int p = unit ? 1 : view.getShort(RunLayout.PALETTE_OFFSET, ORDER) & 0xFFFF;
+    final boolean deltas = (flags & RunLayout.FLAG_DELTAS) != 0;
+    final boolean wide = (flags & RunLayout.FLAG_WIDE_HOLDERS) != 0;
+    reset(partition, headLen);
+    ensureRows(r);
+    ensureCells(r * c);
+    ensureCols(c);
+    ensurePalette(p);
+    rows = r;
+    cols = c;
+    palSize = p;
+    int at = RunLayout.cellsOffset(flags);
+    for (int i = 0; i < r * c; i++, at += CELL_BYTES) {
+      slot[i] = view.getInt(at + CELL_SLOT_OFFSET, ORDER);
+      gen[i] = view.getShort(at + CELL_GEN_OFFSET, ORDER) & 0xFFFF;
+      pal[i] = (view.getShort(at + CELL_PALETTE_OFFSET, ORDER) & 0xFFFF) - 1;
+    }
+    final int stride = RunLayout.paletteStride(flags);
+    for (int i = 0; i < p; i++, at += stride) {
+      palSeen[i] = view.getLong(at + PALETTE_SEEN_OFFSET, ORDER);
+      palTier[i] = view.getByte(at + PALETTE_TIER_OFFSET) & 0xFF;
+      palDelta[i] = deltas ? view.getInt(at + PALETTE_DELTA_OFFSET, ORDER) : 0;
+    }
+    for (int i = 0; i < r; i++, at += 4) {
+      tokens[i] = view.getInt(at, ORDER);
+    }
+    for (int i = 0; i < c; i++) {
+      if (wide) {
+        holders[i] = view.getInt(at, ORDER);
+        at += 4;
+      } else {
+        holders[i] = view.getShort(at, ORDER) & 0xFFFF;
+        at += 2;
+      }
+    }
+    System.arraycopy(head, headOff, hashes, 0, headLen);
+    if (r > 1) {
+      view.getBytes(at, hashes, headLen, (r - 1) * headLen);
+    }
+    for (int i = 0; i < r; i++) {
+      int n = 0;
+      for (int j = 0; j < c; j++) {
+        if (pal[i * c + j] >= 0) {
+          n++;
+        }
+      }
+      rowCount[i] = n;
+    }
+    locatedRows = r;
+    stored = true;
+    rebuildRowIndex();
+  }
+
+  /** The row whose hash equals {@code key[off, off + len)}, or -1; tries the row after the last. */
+  int findRow(final byte[] key, final int off, final int len) {
+    if (len != hashLen) {
+      return -1;
+    }
+    final int next = lastRow + 1;
+    if (next > 0 && next < rows && rowEquals(next, key, off)) {
+      return next;
+    }
+    final int mask = rowIndex.length - 1;
+    for (int i = hashOf(key, off) & mask; ; i = (i + 1) & mask) {
+      final int e = rowIndex[i];
+      if (e == 0) {
+        return -1;
+      }
+      if (rowEquals(e - 1, key, off)) {
+        return e - 1;
+      }
+    }
+  }
+
+  // Open-addressing index of the rows by hash (row + 1; 0 = empty), at most half full, so that
+  // findRow is O(1) however long the run: a chain's new blocks are looked up in the image first.
+  private int[] rowIndex = new int[128];
+
+  private int hashOf(final byte[] key, final int off) {
+    int h = 1;
+    for (int i = 0; i < hashLen; i++) {
+      h = 31 * h + key[off + i];
+    }
+    return h ^ (h >>> 16);
+  }
+
+  private void indexRow(final int row) {
+    final int mask = rowIndex.length - 1;
+    int i = hashOf(hashes, row * hashLen) & mask;
+    while (rowIndex[i] != 0) {
+      i = (i + 1) & mask;
+    }
+    rowIndex[i] = row + 1;
+  }
+
+  private void rebuildRowIndex() {
+    int n = rowIndex.length;
+    while (n < 2 * rows) {
+      n <<= 1;
+    }
+    if (n != rowIndex.length) {
+      rowIndex = new int[n];
+    } else {
+      Arrays.fill(rowIndex, 0);
+    }
+    for (int r = 0; r < rows; r++) {
+      indexRow(r);
+    }
+  }
+
+  private boolean rowEquals(final int row, final byte[] key, final int off) {
+    return Arrays.equals(hashes, row * hashLen, row * hashLen + hashLen, key, off, off + hashLen);
+  }
+
+  /** Appends a block row (no holders yet). */
+  int appendRow(final byte[] key, final int off, final int tokensOfRow) {
+    final int r = rows;
+    ensureRows(r + 1);
+    ensureCells((r + 1) * cols);
+    System.arraycopy(key, off, hashes, r * hashLen, hashLen);
+    tokens[r] = tokensOfRow;
+    rowCount[r] = 0;
+    Arrays.fill(pal, r * cols, (r + 1) * cols, -1);
+    rows = r + 1;
+    if (2 * rows > rowIndex.length) {
+      rebuildRowIndex();
+    } else {
+      indexRow(r);
+    }
+    return r;
+  }
+
+  /** The column of {@code replica}, inserting it (empty) in replica order if absent. */
+  int column(final int replica) {
+    int lo = 0;
+    int hi = cols - 1;
+    while (lo <= hi) {
+      final int mid = (lo + hi) >>> 1;
+      final int h = holders[mid];
+      if (h < replica) {
+        lo = mid + 1;
+      } else if (h > replica) {
+        hi = mid - 1;
+      } else {
+        return mid;
+      }
+    }
+    final int at = lo;
+    final int n = cols + 1;
+    ensureCols(n);
+    ensureCells(rows * n);
+    // Re-stride the cells from the last row backwards so nothing is overwritten before it moved.
+    for (int r = rows - 1; r >= 0; r--) {
+      final int from = r * cols;
+      final int to = r * n;
+      for (int c = cols - 1; c >= 0; c--) {
+        final int dst = to + (c >= at ? c + 1 : c);
+        slot[dst] = slot[from + c];
+        gen[dst] = gen[from + c];
+        pal[dst] = pal[from + c];
+      }
+      pal[to + at] = -1;
+    }
+    System.arraycopy(holders, at, holders, at + 1, cols - at);
+    holders[at] = replica;
+    cols = n;
+    for (int i = 0; i < addedCount; i++) {
+      final int c = (int) added[i];
+      if (c >= at) {
+        added[i] = (added[i] & 0xFFFFFFFF00000000L) | (c + 1);
+      }
+    }
+    return at;
+  }
+
+  /** Column of {@code replica}, or -1. */
+  int findColumn(final int replica) {
+    final int i = Arrays.binarySearch(holders, 0, cols, replica);
+    return i < 0 ? -1 : i;
+  }
+
+  /** The palette index of {@code (seen, delta, tier)}, interning it. */
+  int intern(final long seen, final int delta, final int tier) {
+    final int last = lastPal;
+    if (last >= 0 && palSeen[last] == seen && palDelta[last] == delta && palTier[last] == tier) {
+      return last;
+    }
+    for (int i = palSize - 1; i >= 0; i--) {
+      if (palSeen[i] == seen && palDelta[i] == delta && palTier[i] == tier) {
+        lastPal = i;
+        return i;
+      }
+    }
+    ensurePalette(palSize + 1);
+    palSeen[palSize] = seen;
+    palDelta[palSize] = delta;
+    palTier[palSize] = tier;
+    lastPal = palSize;
+    return palSize++;
+  }
+
+  void recordAdded(final int row, final int col, final boolean newKey) {
+    if (addedCount == added.length) {
+      added = Arrays.copyOf(added, addedCount * 2);
+      addedNewKey = Arrays.copyOf(addedNewKey, addedCount * 2);
+    }
+    added[addedCount] = ((long) row << 32) | col;
+    addedNewKey[addedCount] = newKey;
+    addedCount++;
+  }
+
+  boolean present(final int row, final int col) {
+    return pal[row * cols + col] >= 0;
+  }
+
+  long seen(final int row, final int col) {
+    return palSeen[pal[row * cols + col]];
+  }
+
+  int cellTokens(final int row, final int col) {
+    return tokens[row] + palDelta[pal[row * cols + col]];
+  }
+
+  int tier(final int row, final int col) {
+    return palTier[pal[row * cols + col]];
+  }
+
+  int slot(final int row, final int col) {
+    return slot[row * cols + col];
+  }
+
+  int gen(final int row, final int col) {
+    return gen[row * cols + col];
+  }
+
+  void clear(final int row, final int col) {
+    final int i = row * cols + col;
+    if (pal[i] >= 0) {
+      pal[i] = -1;
+      rowCount[row]--;
+    }
+  }
+
+  /** Rows up to and including the last row that still has a holder. */
+  int liveRows() {
+    int r = rows;
+    while (r > 0 && rowCount[r - 1] == 0) {
+      r--;
+    }
+    return r;
+  }
+
+  /** How many rows, from {@code from}, one stored run may hold without exceeding {@code max}. */
+  int rowsPerPiece(final int maxBytes) {
+    final int entry = PALETTE_BYTES + RunLayout.PALETTE_DELTA_BYTES;
+    final int perRow = cols * (CELL_BYTES + entry) + 4 + hashLen;
+    final int room = maxBytes - RunLayout.HEADER_BYTES - cols * 4 - entry;
+    return Math.max(1, Math.min(RunLayout.MAX_ROWS, room / Math.max(1, perRow)));
+  }
+
+  /**
+   * Encodes rows {@code [from, to)} into {@code out} (grown as needed; returns it) as one run whose
+   * key is row {@code from}: only the columns with a holder in the range and only the palette
+   * entries referenced are kept. The encoded length is left in {@link #encodedLength}.
+   */
+  byte[] encode(final int from, final int to, byte[] out) {
+    final int[] colMap = scratchColMap(cols);
+    int usedCols = 0;
+    for (int c = 0; c < cols; c++) {
+      colMap[c] = -1;
+      for (int r = from; r < to; r++) {
+        if (pal[r * cols + c] >= 0) {
+          colMap[c] = usedCols++;
+          break;
+        }
+      }
+    }
+    final int[] palMap = scratchPalMap(palSize);
+    Arrays.fill(palMap, 0, palSize, -1);
+    int usedPal = 0;
+    for (int r = from; r < to; r++) {
+      for (int c = 0; c < cols; c++) {
+        final int p = pal[r * cols + c];
+        if (p >= 0 && palMap[p] < 0) {
+          palMap[p] = usedPal++;
+        }
+      }
+    }
+    int flags = 0;
+    for (int p = 0; p < palSize; p++) {
+      if (palMap[p] >= 0 && palDelta[p] != 0) {
+        flags |= RunLayout.FLAG_DELTAS;
+        break;
+      }
+    }
+    for (int c = 0; c < cols; c++) {
+      if (colMap[c] >= 0 && (holders[c] < 0 || holders[c] > RunLayout.NARROW_HOLDER_MAX)) {
+        flags |= RunLayout.FLAG_WIDE_HOLDERS;
+        break;
+      }
+    }
+    final int n = to - from;
+    if (n == 1 && usedCols == 1 && usedPal == 1) {
+      flags |= RunLayout.FLAG_UNIT;
+    }
+    final int len = RunLayout.runBytes(n, usedCols, usedPal, flags, hashLen);
+    if (out.length < len) {
+      out = new byte[Math.max(len, out.length * 2)];
+    }
+    view.wrap(out, 0, len);
+    view.putByte(RunLayout.TAG_OFFSET, RunLayout.RUN_TAG);
+    view.putByte(RunLayout.FLAGS_OFFSET, (byte) flags);
+    if ((flags & RunLayout.FLAG_UNIT) == 0) {
+      view.putShort(RunLayout.ROWS_OFFSET, (short) n, ORDER);
+      view.putShort(RunLayout.COLS_OFFSET, (short) usedCols, ORDER);
+      view.putShort(RunLayout.PALETTE_OFFSET, (short) usedPal, ORDER);
+    }
+    int at = RunLayout.cellsOffset(flags);
+    for (int r = from; r < to; r++) {
+      for (int c = 0; c < cols; c++) {
+        if (colMap[c] < 0) {
+          continue;
+        }
+        final int i = r * cols + c;
+        final int p = pal[i];
+        view.putInt(at + CELL_SLOT_OFFSET, p >= 0 ? slot[i] : 0, ORDER);
+        view.putShort(at + CELL_GEN_OFFSET, (short) (p >= 0 ? gen[i] : 0), ORDER);
+        view.putShort(at + CELL_PALETTE_OFFSET, (short) (p >= 0 ? palMap[p] + 1 : 0), ORDER);
+        at += CELL_BYTES;
+      }
+    }
+    final int[] palOrder = scratchPalOrder(usedPal);
+    for (int p = 0; p < palSize; p++) {
+      if (palMap[p] >= 0) {
+        palOrder[palMap[p]] = p;
+      }
+    }
+    final boolean deltas = (flags & RunLayout.FLAG_DELTAS) != 0;
+    final int stride = RunLayout.paletteStride(flags);
+    for (int k = 0; k < usedPal; k++, at += stride) {
+      final int p = palOrder[k];
+      view.putLong(at + PALETTE_SEEN_OFFSET, palSeen[p], ORDER);
+      view.putByte(at + PALETTE_TIER_OFFSET, (byte) palTier[p]);
+      if (deltas) {
+        view.putInt(at + PALETTE_DELTA_OFFSET, palDelta[p], ORDER);
+      }
+    }
+    for (int r = from; r < to; r++, at += 4) {
+      view.putInt(at, tokens[r], ORDER);
+    }
+    final boolean wide = (flags & RunLayout.FLAG_WIDE_HOLDERS) != 0;
+    for (int c = 0; c < cols; c++) {
+      if (colMap[c] >= 0) {
+        if (wide) {
+          view.putInt(at, holders[c], ORDER);
+          at += 4;
+        } else {
+          view.putShort(at, (short) holders[c], ORDER);
+          at += 2;
+        }
+      }
+    }
+    if (n > 1) {
+      view.putBytes(at, hashes, (from + 1) * hashLen, (n - 1) * hashLen);
+    }
+    encodedLength = len;
+    return out;
+  }
+
+  int encodedLength;
+  private int[] colMapScratch = new int[16];
+  private int[] palMapScratch = new int[16];
+  private int[] palOrderScratch = new int[16];
+
+  private int[] scratchColMap(final int n) {
+    if (colMapScratch.length < n) {
+      colMapScratch = new int[Math.max(n, colMapScratch.length * 2)];
+    }
+    return colMapScratch;
+  }
+
+  private int[] scratchPalMap(final int n) {
+    if (palMapScratch.length < n) {
+      palMapScratch = new int[Math.max(n, palMapScratch.length * 2)];
+    }
+    return palMapScratch;
+  }
+
+  private int[] scratchPalOrder(final int n) {
+    if (palOrderScratch.length < n) {
+      palOrderScratch = new int[Math.max(n, palOrderScratch.length * 2)];
+    }
+    return palOrderScratch;
+  }
+
+  private void ensureRows(final int n) {
+    if (tokens.length < n) {
+      final int c = Math.max(n, tokens.length * 2);
+      tokens = Arrays.copyOf(tokens, c);
+      rowCount = Arrays.copyOf(rowCount, c);
+    }
+    if (hashes.length < n * hashLen) {
+      hashes = Arrays.copyOf(hashes, Math.max(n * hashLen, hashes.length * 2));
+    }
+  }
+
+  private void ensureCells(final int n) {
+    if (pal.length < n) {
+      final int c = Math.max(n, pal.length * 2);
+      slot = Arrays.copyOf(slot, c);
+      gen = Arrays.copyOf(gen, c);
+      pal = Arrays.copyOf(pal, c);
+    }
+  }
+
+  private void ensureCols(final int n) {
+    if (holders.length < n) {
+      holders = Arrays.copyOf(holders, Math.max(n, holders.length * 2));
+    }
+  }
+
+  private void ensurePalette(final int n) {
+    if (palSeen.length < n) {
+      final int c = Math.max(n, palSeen.length * 2);
+      palSeen = Arrays.copyOf(palSeen, c);
+      palDelta = Arrays.copyOf(palDelta, c);
+      palTier = Arrays.copyOf(palTier, c);
+    }
+  }
+}

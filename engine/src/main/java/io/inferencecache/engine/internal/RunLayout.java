@@ -1,0 +1,150 @@
+package io.inferencecache.engine.internal;
+
+/**
+ * Layout of the v2 prefix index's Chronicle Map entries (see engine/docs/design.md, "Layouts").
+ *
+ * <p>Key (unchanged from v1): {@code partition i32 (big-endian) ‖ hash bytes as sent}. Every stored
+ * block hash is exactly one key. The key's value is either a <b>run</b> (the key is the first block
+ * of a run) or a <b>locator</b> (the key is a later block of some run). A value's first byte says
+ * which ({@link #RUN_TAG}, {@link #LOCATOR_TAG}); the hash length is the key's length minus 4.
+ *
+ * <p>A run is a sequence of consecutive blocks of one ingested chain, stored once however many
+ * replicas hold them: the rows are blocks, the columns the run's holders (sorted by replica id), a
+ * cell says whether that replica holds that block and, if so, its LFU slot and which palette entry
+ * has its attributes. The palette interns the distinct {@code (lastSeen, tier, token delta)}
+ * triples of the run, so attributes are paid once per distinct fact, not per (block, holder). Two
+ * flags narrow what is rarely needed: without {@link #FLAG_DELTAS} no palette entry has a token
+ * delta (every holder reported the row's token count; 9-byte entries), without {@link
+ * #FLAG_WIDE_HOLDERS} every replica id fits in a u16; a one-block, one-holder run ({@link
+ * #FLAG_UNIT}) has no counts in its header (the cells start at byte 2):
+ *
+ * <pre>
+ *   0     1       2      4      6         8
+ *   +-----+-------+------+------+---------+
+ *   | tag | flags | rows | cols | palette |          header, u16 counts
+ *   +-----+-------+------+------+---------+-----------+
+ *   | cells: rows × cols × 8 B, row-major             |  slot i32 | gen u16 | pal u16 (0 = absent)
+ *   +-------------------------------------------------+
+ *   | palette: palette × 9 B (13 B with FLAG_DELTAS)  |  lastSeen i64 | tier u8 [| token delta i32]
+ *   +-------------------------------------------------+
+ *   | tokens: rows × i32 (the block's cumulative tokens) |  a cell's tokens = row tokens + delta
+ *   +-------------------------------------------------+
+ *   | holders: cols × u16 (i32 with FLAG_WIDE_HOLDERS) |  replica ids, ascending
+ *   +-------------------------------------------------+
+ *   | hashes of rows 1..rows-1, hashLen bytes each    |  row 0's hash is the key
+ *   +-------------------------------------------------+
+ * </pre>
+ *
+ * <p>A locator ({@code tag ‖ row u8 ‖ hash of the run's first block}) sends a lookup that starts in
+ * the middle of a run, or an event naming a block hash, to the run's entry:
+ *
+ * <pre>
+ *   0     1     2
+ *   +-----+-----+------------------------+
+ *   | tag | row | first block's hash ... |
+ *   +-----+-----+------------------------+
+ * </pre>
+ *
+ * Multi-byte fields are in native byte order (little endian on every supported platform), as in v1;
+ * fields after the palette are not aligned (read with unaligned accesses).
+ */
+public final class RunLayout {
+  /** First byte of a run entry. */
+  public static final byte RUN_TAG = (byte) 0xA2;
+
+  /** First byte of a locator entry. */
+  public static final byte LOCATOR_TAG = (byte) 0xB2;
+
+  public static final int TAG_OFFSET = 0;
+  public static final int FLAGS_OFFSET = 1;
+  public static final int ROWS_OFFSET = 2;
+  public static final int COLS_OFFSET = 4;
+  public static final int PALETTE_OFFSET = 6;
+  public static final int HEADER_BYTES = 8;
+
+  /** Flag: palette entries carry a token delta (13 bytes instead of 9). */
+  public static final int FLAG_DELTAS = 1;
+
+  /** Flag: holder ids are i32 (some replica id does not fit in a u16). */
+  public static final int FLAG_WIDE_HOLDERS = 2;
+
+  /**
+   * Flag: one block, one holder, one palette entry; the header is only tag and flags (the counts
+   * are implied), so a one-block key of one holder fits in 5 chunks with its key.
+   */
+  public static final int FLAG_UNIT = 4;
+
+  /** Header bytes of a {@link #FLAG_UNIT} run. */
+  public static final int UNIT_HEADER_BYTES = 2;
+
+  public static final int CELL_BYTES = 8;
+  public static final int CELL_SLOT_OFFSET = 0;
+  public static final int CELL_GEN_OFFSET = 4;
+  public static final int CELL_PALETTE_OFFSET = 6;
+
+  /** Bytes of a palette entry without a delta; {@link #PALETTE_DELTA_BYTES} more with one. */
+  public static final int PALETTE_BYTES = 9;
+
+  public static final int PALETTE_DELTA_BYTES = 4;
+  public static final int PALETTE_SEEN_OFFSET = 0;
+  public static final int PALETTE_TIER_OFFSET = 8;
+  public static final int PALETTE_DELTA_OFFSET = 9;
+
+  /** Largest replica id of a run stored without {@link #FLAG_WIDE_HOLDERS}. */
+  public static final int NARROW_HOLDER_MAX = 0xFFFF;
+
+  public static final int LOCATOR_ROW_OFFSET = 1;
+  public static final int LOCATOR_HASH_OFFSET = 2;
+
+  /** Most blocks in one run (a locator's row is a u8); a longer chain continues in a next run. */
+  public static final int MAX_ROWS = 256;
+
+  /** Most bytes of one run value (cells are capped so palette indexes fit in u16). */
+  public static final int MAX_RUN_BYTES = 256 * 1024;
+
+  private RunLayout() {}
+
+  /** Bytes of one palette entry under {@code flags}. */
+  public static int paletteStride(final int flags) {
+    return (flags & FLAG_DELTAS) != 0 ? PALETTE_BYTES + PALETTE_DELTA_BYTES : PALETTE_BYTES;
+  }
+
+  /** Bytes of one holder id under {@code flags}. */
+  public static int holderBytes(final int flags) {
+    return (flags & FLAG_WIDE_HOLDERS) != 0 ? 4 : 2;
+  }
+
+  /** Offset of the palette, for a run of {@code rows × cols}. */
+  public static int paletteOffset(final int rows, final int cols, final int flags) {
+    return cellsOffset(flags) + rows * cols * CELL_BYTES;
+  }
+
+  /** Offset of the cells. */
+  public static int cellsOffset(final int flags) {
+    return (flags & FLAG_UNIT) != 0 ? UNIT_HEADER_BYTES : HEADER_BYTES;
+  }
+
+  /** Offset of the row tokens. */
+  public static int tokensOffset(
+      final int rows, final int cols, final int palette, final int flags) {
+    return paletteOffset(rows, cols, flags) + palette * paletteStride(flags);
+  }
+
+  /** Offset of the holder ids. */
+  public static int holdersOffset(
+      final int rows, final int cols, final int palette, final int flags) {
+    return tokensOffset(rows, cols, palette, flags) + rows * 4;
+  }
+
+  /** Offset of the hashes of rows 1.. . */
+  public static int hashesOffset(
+      final int rows, final int cols, final int palette, final int flags) {
+    return holdersOffset(rows, cols, palette, flags) + cols * holderBytes(flags);
+  }
+
+  /** Total value bytes of a run. */
+  public static int runBytes(
+      final int rows, final int cols, final int palette, final int flags, final int hashLen) {
+    return hashesOffset(rows, cols, palette, flags) + (rows - 1) * hashLen;
+  }
+}

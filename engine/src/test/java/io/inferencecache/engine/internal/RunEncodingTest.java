@@ -1,0 +1,102 @@
+package io.inferencecache.engine.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The run encoding's narrow forms and their escapes: u16 holder ids unless one does not fit,
+ * palette entries without a token delta unless a holder reported another count, locators with a u8
+ * row up to the last row of a full run; what is stored reads back exactly (in place through {@link
+ * RunCursor}, and decoded by the writer's scans).
+ */
+class RunEncodingTest {
+  private static final int PARTITION = 7;
+
+  private static byte[] hash(final int i) {
+    final byte[] h = new byte[8];
+    for (int b = 0; b < 8; b++) {
+      h[b] = (byte) ((i * 0x9E3779B1L) >>> (b * 8));
+    }
+    h[0] ^= (byte) i;
+    return h;
+  }
+
+  private static KeyBuffer key(final int i) {
+    final KeyBuffer k = new KeyBuffer();
+    assertTrue(k.set(PARTITION, hash(i), 0, 8));
+    return k;
+  }
+
+  @Test
+  void wideHolderIdsAndTokenDeltasReadBackExactly() {
+    try (RunStore store = RunStore.inMemory("enc", 4096, 8, 2.0);
+        CounterArena arena = CounterArena.inMemory(4096)) {
+      store.chainStart();
+      for (int b = 0; b < 4; b++) {
+        final int tokens = 16 * (b + 1);
+        store.upsert(key(b), 70_000, tokens, 1_000L + b, 2, arena);
+        store.upsert(key(b), 3, b == 2 ? tokens + 5 : tokens, 2_000L, 1, arena);
+      }
+      store.flush();
+      try (RunCursor c = new RunCursor()) {
+        assertTrue(c.open(store, key(2)));
+        assertEquals(2, c.row());
+        assertEquals(4, c.rows());
+        assertEquals(2, c.cols());
+        assertEquals(3, c.holder(0));
+        assertEquals(70_000, c.holder(1));
+        final int narrow = c.paletteRef(2, 0);
+        final int wide = c.paletteRef(2, 1);
+        assertEquals(53, c.tokens(2, narrow));
+        assertEquals(48, c.tokens(2, wide));
+        assertEquals(2_000L, c.seen(narrow));
+        assertEquals(1_002L, c.seen(wide));
+        assertEquals(1, c.tier(narrow));
+        assertEquals(2, c.tier(wide));
+        assertEquals(16, c.tokens(0, c.paletteRef(0, 0)));
+      }
+      final List<String> seen = new ArrayList<>();
+      store.forEachBlock(
+          (k, len, holders) -> {
+            for (int i = 0; i < holders.count(); i++) {
+              seen.add(holders.replica(i) + ":" + holders.tokens(i));
+            }
+          });
+      assertEquals(8, seen.size());
+      assertTrue(seen.contains("3:53"));
+      assertTrue(seen.contains("70000:48"));
+    }
+  }
+
+  @Test
+  void narrowRunWithoutDeltasKeepsEveryRowOfAFullRunReachable() {
+    try (RunStore store = RunStore.inMemory("enc", 8192, 8, 1.0);
+        CounterArena arena = CounterArena.inMemory(8192)) {
+      final int rows = RunLayout.MAX_ROWS + 10;
+      store.chainStart();
+      for (int b = 0; b < rows; b++) {
+        store.upsert(key(b), 65_535, 16 * (b + 1), 5_000L, 1, arena);
+      }
+      store.flush();
+      final RunCursor c = new RunCursor();
+      try {
+        for (int b = 0; b < rows; b++) {
+          assertTrue(c.open(store, key(b)), "block " + b);
+          final int row = c.row();
+          assertTrue(row < RunLayout.MAX_ROWS, "block " + b);
+          assertEquals(65_535, c.holder(0));
+          assertEquals(16 * (b + 1), c.tokens(row, c.paletteRef(row, 0)));
+          c.close();
+        }
+        assertFalse(c.open(store, key(rows)));
+      } finally {
+        c.close();
+      }
+    }
+  }
+}
