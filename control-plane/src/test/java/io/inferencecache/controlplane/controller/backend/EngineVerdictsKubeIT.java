@@ -166,5 +166,21 @@ class EngineVerdictsKubeIT {
                 .count())
         .as("one Warning for one transition")
         .isEqualTo(1);
+
+    // EventsOnly backends take neither verdict, whatever their pods say.
+    stack.apply(
+        "apiVersion: "
+            + KubeFixture.API
+            + "\nkind: CacheBackend\nmetadata:\n  name: host\n  namespace: "
+            + ns
+            + "\n  annotations: {inferencecache.io/require-kv-events: \"false\"}\n"
+            + "spec:\n  runtime: VLLM\n  type: LMCache\n  integration: {mode: EventsOnly}\n");
+    stack.awaitCb(
+        ns,
+        "host",
+        cb -> {
+          assertCondition(cb, "Ready", "True", "EventsOnlyActive");
+          assertNoCondition(cb, "EngineKernelsHealthy", "EngineCompatibility");
+        });
   }
 }
