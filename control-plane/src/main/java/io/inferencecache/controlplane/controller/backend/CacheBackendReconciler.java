@@ -11,6 +11,7 @@ import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
 import io.kubernetes.client.util.generic.KubernetesApiResponse;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +39,7 @@ public final class CacheBackendReconciler implements Reconciler {
   private final CustomObjectsApi custom;
   private final OwnedWorkload workload;
   private final MatchedPods matched;
+  private final OwnedEnginePods ownedPods;
   private final ProbeGate probe;
   private final EventRecorder events;
   private final BooleanSupplier leader;
@@ -52,6 +55,7 @@ public final class CacheBackendReconciler implements Reconciler {
     this.custom = new CustomObjectsApi(client);
     this.workload = new OwnedWorkload(client);
     this.matched = new MatchedPods(client);
+    this.ownedPods = new OwnedEnginePods(client);
     this.probe = probe;
     this.events = events;
     this.leader = leader;
@@ -224,9 +228,9 @@ public final class CacheBackendReconciler implements Reconciler {
         ReadyRules.PROGRESSING,
         ReadyRules.DEGRADED,
         ProbeGate.TYPE,
-        "EngineKernelsHealthy",
+        KernelCheckVerdict.TYPE,
         ReadyRules.T2_DEGRADED,
-        "EngineCompatibility",
+        EngineCompatibilityVerdict.TYPE,
         "ConnectorReady",
         ReadyRules.REMOTE_STORAGE_READY);
     st.observedGeneration = Backends.generation(cr);
@@ -251,7 +255,7 @@ public final class CacheBackendReconciler implements Reconciler {
         ReadyRules.T2_DEGRADED,
         "ConnectorReady");
     if (Backends.eventsOnly(cr)) {
-      Conditions.remove(st.conditions, "EngineKernelsHealthy", "EngineCompatibility");
+      Conditions.remove(st.conditions, KernelCheckVerdict.TYPE, EngineCompatibilityVerdict.TYPE);
     }
     final boolean fresh = st.firstAvailableAt == null || fromServerMode;
     if (fresh) {
@@ -272,8 +276,29 @@ public final class CacheBackendReconciler implements Reconciler {
     out.requeue(
         ReadyRules.kvEventGate(
             cr, st, Conditions.reason(old.conditions, ReadyRules.READY), fromServerMode, now));
-    ReadyRules.progressing(st, gen, now);
+    if (Backends.eventsOnly(cr)) {
+      ReadyRules.progressing(st, gen, now);
+    } else {
+      final List<V1Pod> pods = ownedEnginePods(cr);
+      KernelCheckVerdict.apply(st, pods, gen, now);
+      ReadyRules.progressing(st, gen, now);
+      EngineCompatibilityVerdict.apply(cr, st, pods, gen, now);
+    }
     st.observedGeneration = gen;
+  }
+
+  /** The engine pods {@code cr} injected; null when the list failed (their verdicts stay). */
+  private List<V1Pod> ownedEnginePods(final CacheBackend cr) {
+    try {
+      return ownedPods.list(cr);
+    } catch (ApiException e) {
+      LOG.warn(
+          "{}: owned engine pods not listed, kernel and compatibility verdicts kept: {} {}",
+          Backends.key(cr),
+          e.getCode(),
+          e.getMessage());
+      return null;
+    }
   }
 
   /** {@code host:port}, no scheme, no whitespace or control characters, port 1..65535. */
@@ -353,9 +378,9 @@ public final class CacheBackendReconciler implements Reconciler {
         st.conditions,
         ReadyRules.DEGRADED,
         ProbeGate.TYPE,
-        "EngineKernelsHealthy",
+        KernelCheckVerdict.TYPE,
         ReadyRules.T2_DEGRADED,
-        "EngineCompatibility");
+        EngineCompatibilityVerdict.TYPE);
     ReadyRules.progressing(st, gen, now);
     st.observedGeneration = gen;
   }
@@ -461,7 +486,10 @@ public final class CacheBackendReconciler implements Reconciler {
     final ProbeGate.Verdict v = probe.evaluate(cr, st, now);
     out.requeue(v.requeue());
     out.consumesProbeSlot = v.consumesSlot();
+    final List<V1Pod> pods = ownedEnginePods(cr);
+    KernelCheckVerdict.apply(st, pods, gen, now);
     ReadyRules.progressing(st, gen, now);
+    EngineCompatibilityVerdict.apply(cr, st, pods, gen, now);
     ReadyRules.t2Degraded(st, gen, now);
     if (applied) {
       st.observedGeneration = gen;

@@ -84,6 +84,20 @@ final class Conditions {
     }
   }
 
+  /** Sets {@code type} to {@code v}, or removes it when {@code v} is null; returns the list. */
+  static List<V1Condition> setOrRemove(
+      final List<V1Condition> list,
+      final String type,
+      final ReadyRules.Verdict v,
+      final long generation,
+      final OffsetDateTime now) {
+    if (v == null) {
+      remove(list, type);
+      return list;
+    }
+    return set(list, type, v.status(), v.reason(), v.message(), generation, now);
+  }
+
   static void remove(final List<V1Condition> list, final String... types) {
     if (list == null) {
       return;

@@ -62,6 +62,14 @@ final class TransitionEvents {
             || !Integer.valueOf(0).equals(old.matchedEnginePods))) {
       normal(events, cr, "EngineSelectorUnmatched", now.engineSelectorMessage);
     }
+    if (Conditions.get(was, EngineCompatibilityVerdict.TYPE) == null
+        && Conditions.get(is, EngineCompatibilityVerdict.TYPE) != null) {
+      warn(
+          events,
+          cr,
+          EngineCompatibilityVerdict.CRASH_LOOPING,
+          message(is, EngineCompatibilityVerdict.TYPE));
+    }
     conditionChange(events, cr, was, is, ReadyRules.REMOTE_STORAGE_READY);
   }
 

@@ -37,6 +37,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
+import org.assertj.core.api.ThrowingConsumer;
 
 /**
  * A real server ({@code serve} in process, its bridge authenticating the controller's token through
@@ -150,6 +151,14 @@ final class BackendStack {
     server.close();
     Files.deleteIfExists(dir.resolve("controller-token"));
     Files.deleteIfExists(dir);
+  }
+
+  /** Waits (20 s) until CacheBackend {@code ns/name} satisfies {@code check}. */
+  void awaitCb(final String ns, final String name, final ThrowingConsumer<JsonObject> check) {
+    await()
+        .ignoreExceptions()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(() -> check.accept(cb(ns, name)));
   }
 
   void apply(final String yaml) {
