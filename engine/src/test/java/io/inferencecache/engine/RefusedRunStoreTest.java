@@ -114,7 +114,7 @@ class RefusedRunStoreTest extends IndexTestSupport {
     int chains = 0;
     // fill the probe map, then keep storing chains that each split while it is full
     int full = -1;
-    while (chains < 2_000 && (full < 0 || chains < full + 25)) {
+    while (chains < 2_000 && (full < 0 || chains < full + 80)) {
       if (full < 0 && index.droppedFull() > 0) {
         full = chains;
       }
