@@ -52,12 +52,32 @@ final class Ingester {
 
   /** Wires the storage's drop reports to this writer (after the storage is open). */
   void attach() {
-    storage
-        .main()
-        .dropSink((k, length, r, slot, newKey) -> refused(k, length, r, slot, newKey, true));
-    storage
-        .reserved()
-        .dropSink((k, length, r, slot, newKey) -> refused(k, length, r, slot, newKey, false));
+    storage.main().dropSink(new Refusals(true));
+    storage.reserved().dropSink(new Refusals(false));
+  }
+
+  /** A map's refused changes; {@code retriable}: the main map, which can make room. */
+  private final class Refusals implements RunStore.DropSink {
+    private final boolean retriable;
+
+    Refusals(final boolean retriable) {
+      this.retriable = retriable;
+    }
+
+    @Override
+    public void dropped(
+        final byte[] key,
+        final int keyLength,
+        final int replica,
+        final int slot,
+        final boolean keyGone) {
+      refused(key, keyLength, replica, slot, keyGone, retriable);
+    }
+
+    @Override
+    public void refreshLost(final byte[] key, final int keyLength, final int replica) {
+      refreshRefused(key, keyLength, replica, retriable);
+    }
   }
 
   private static long tsNanos(final long micros, final long now) {
@@ -173,7 +193,7 @@ final class Ingester {
         return;
       }
     }
-    store(p, journal(p.id(), hash, tokens, tier), false, false);
+    store(p, journal(p.id(), hash, tokens, tier), false, false, false);
     retryRefused();
   }
 
@@ -198,6 +218,8 @@ final class Ingester {
   private int refusedCount;
   private int[] refused = new int[16];
   private boolean[] refusedReported = new boolean[16];
+  // whether the refused upsert was a refresh (its holder stayed stored with its previous values)
+  private boolean[] refusedRefresh = new boolean[16];
 
   private void beginJournal(final int replica, final long ts) {
     inUpdate = true;
@@ -255,28 +277,38 @@ final class Ingester {
     return -1;
   }
 
-  private void refuse(final int j, final boolean reported) {
+  private void refuse(final int j, final boolean reported, final boolean refresh) {
     for (int k = 0; k < refusedCount; k++) {
       if (refused[k] == j) {
         refusedReported[k] |= reported;
+        refusedRefresh[k] |= refresh;
         return;
       }
     }
     if (refusedCount == refused.length) {
       refused = java.util.Arrays.copyOf(refused, refusedCount * 2);
       refusedReported = java.util.Arrays.copyOf(refusedReported, refusedCount * 2);
+      refusedRefresh = java.util.Arrays.copyOf(refusedRefresh, refusedCount * 2);
     }
     refused[refusedCount] = j;
     refusedReported[refusedCount] = reported;
+    refusedRefresh[refusedCount] = refresh;
     refusedCount++;
   }
 
   /**
    * Upserts journal entry {@code j} (its key in {@link #wkey}). A map that refuses to grow for a
    * block appended to a run throws here; a first attempt is then kept for {@link #retryRefused}.
-   * {@code reported}: a retry whose first attempt the listener was already told was stored.
+   * {@code reported}: a retry whose first attempt the listener was already told was stored; {@code
+   * refresh}: that first attempt was a refresh, so a retry that stores the holder anew (it was
+   * evicted, and reported removed, in between) is reported stored again.
    */
-  private void store(final Partition p, final int j, final boolean retry, final boolean reported) {
+  private void store(
+      final Partition p,
+      final int j,
+      final boolean retry,
+      final boolean reported,
+      final boolean refresh) {
     final int replica = journalReplica;
     final int outcome;
     try {
@@ -286,14 +318,17 @@ final class Ingester {
               .upsert(wkey, replica, journalTokens[j], journalTs, journalTier[j], storage.arena());
     } catch (IllegalStateException full) {
       if (!retry && !p.reserved()) {
-        refuse(j, false);
+        refuse(j, false, false);
+      } else if (refresh) {
+        refreshDroppedForGood();
       } else {
         dropForGood(p, journalHash[j], replica, reported);
       }
       return;
     }
     changes.counted(p, outcome, replica);
-    if (!reported && listener.wantsChanges()) {
+    final boolean tell = !reported || (refresh && outcome != RunStore.REFRESHED);
+    if (tell && listener.wantsChanges()) {
       changes.reportStored(p, journalHash[j], replica, journalTokens[j], journalTs);
     }
   }
@@ -319,16 +354,21 @@ final class Ingester {
         final int j = refused[k];
         final Partition p = registry.partitionById(journalPartition[j]);
         final boolean reported = refusedReported[k];
+        final boolean refresh = refusedRefresh[k];
         wkey.set(p.id(), journalHash[j], 0, journalHash[j].length);
         if (!storage.arena().hasFree()) {
-          dropForGood(p, journalHash[j], journalReplica, reported);
+          if (refresh) {
+            refreshDroppedForGood();
+          } else {
+            dropForGood(p, journalHash[j], journalReplica, reported);
+          }
           continue;
         }
         if (journalChainStart[j] || j != previous + 1) {
           main.chainStart();
         }
         previous = j;
-        store(p, j, true, reported);
+        store(p, j, true, reported, refresh);
       }
       main.flush();
     } finally {
@@ -341,14 +381,17 @@ final class Ingester {
     for (int k = 1; k < refusedCount; k++) {
       final int j = refused[k];
       final boolean rep = refusedReported[k];
+      final boolean fresh = refusedRefresh[k];
       int i = k - 1;
       while (i >= 0 && refused[i] > j) {
         refused[i + 1] = refused[i];
         refusedReported[i + 1] = refusedReported[i];
+        refusedRefresh[i + 1] = refusedRefresh[i];
         i--;
       }
       refused[i + 1] = j;
       refusedReported[i + 1] = rep;
+      refusedRefresh[i + 1] = fresh;
     }
   }
 
@@ -362,16 +405,40 @@ final class Ingester {
       final int keyLength,
       final int replica,
       final int slot,
-      final boolean newKey,
+      final boolean keyGone,
       final boolean retriable) {
     final Partition p = registry.partitionById(KeyBuffer.partitionOf(key));
-    changes.holderGone(p, replica, slot, newKey);
+    changes.holderGone(p, replica, slot, keyGone);
     final int j = retriable && inUpdate && !retrying ? journalIndexOf(key, keyLength) : -1;
     if (j >= 0) {
-      refuse(j, true);
+      refuse(j, true, false);
     } else {
       dropForGood(p, IndexChanges.hashOf(key, keyLength), replica, true);
     }
+  }
+
+  /**
+   * A refresh a map did not store after all: the holder stays stored, counted, with its previous
+   * values; in the main map retried once if it is an upsert of this update, else counted dropped.
+   */
+  private void refreshRefused(
+      final byte[] key, final int keyLength, final int replica, final boolean retriable) {
+    final int j = retriable && inUpdate && !retrying ? journalIndexOf(key, keyLength) : -1;
+    if (j >= 0) {
+      refuse(j, true, true);
+    } else {
+      refreshDroppedForGood();
+    }
+  }
+
+  /**
+   * Counts a refresh no room could be made for. The holder is still stored (with its previous
+   * values), so the listener, told it was stored, is not told it was removed.
+   */
+  private void refreshDroppedForGood() {
+
+    counts.entryDroppedFull();
+    LOG.warn("event=index_full: refresh dropped");
   }
 
   /**
@@ -380,6 +447,7 @@ final class Ingester {
    */
   private void dropForGood(
       final Partition p, final byte[] hash, final int replica, final boolean reported) {
+
     counts.entryDroppedFull();
     LOG.warn("event=index_full: entry dropped");
     if (reported && listener.wantsChanges()) {

@@ -35,6 +35,9 @@ final class RunImage {
   int[] slot = new int[64 * 16];
   int[] gen = new int[64 * 16];
   int[] pal = new int[64 * 16];
+  // Per cell, the palette index the map holds for it since the load (-1: none, or a holder
+  // removed since, which was reported): what a refused store reverts the cell to.
+  int[] before = new int[64 * 16];
 
   int palSize;
   long[] palSeen = new long[16];
@@ -51,12 +54,6 @@ final class RunImage {
   /** The row the last change touched, for appending the next block of the same chain. */
   int lastRow = -1;
 
-  /** Cells added since the load, packed {@code row << 32 | col}, with whether the row was new. */
-  long[] added = new long[64];
-
-  boolean[] addedNewKey = new boolean[64];
-  int addedCount;
-
   private final UnsafeBuffer view = new UnsafeBuffer(new byte[0]);
 
   void reset(final int partition, final int hashLen) {
@@ -69,7 +66,6 @@ final class RunImage {
     locatedRows = 1;
     stored = false;
     lastRow = -1;
-    addedCount = 0;
     Arrays.fill(rowIndex, 0);
   }
 
@@ -102,6 +98,7 @@ final class RunImage {
       slot[i] = view.getInt(at + CELL_SLOT_OFFSET, ORDER);
       gen[i] = view.getShort(at + CELL_GEN_OFFSET, ORDER) & 0xFFFF;
       pal[i] = (view.getShort(at + CELL_PALETTE_OFFSET, ORDER) & 0xFFFF) - 1;
+      before[i] = pal[i];
     }
     final int stride = RunLayout.paletteStride(flags);
     for (int i = 0; i < p; i++, at += stride) {
@@ -209,6 +206,7 @@ final class RunImage {
     tokens[r] = tokensOfRow;
     rowCount[r] = 0;
     Arrays.fill(pal, r * cols, (r + 1) * cols, -1);
+    Arrays.fill(before, r * cols, (r + 1) * cols, -1);
     rows = r + 1;
     if (2 * rows > rowIndex.length) {
       rebuildRowIndex();
@@ -246,18 +244,14 @@ final class RunImage {
         slot[dst] = slot[from + c];
         gen[dst] = gen[from + c];
         pal[dst] = pal[from + c];
+        before[dst] = before[from + c];
       }
       pal[to + at] = -1;
+      before[to + at] = -1;
     }
     System.arraycopy(holders, at, holders, at + 1, cols - at);
     holders[at] = replica;
     cols = n;
-    for (int i = 0; i < addedCount; i++) {
-      final int c = (int) added[i];
-      if (c >= at) {
-        added[i] = (added[i] & 0xFFFFFFFF00000000L) | (c + 1);
-      }
-    }
     return at;
   }
 
@@ -285,16 +279,6 @@ final class RunImage {
     palTier[palSize] = tier;
     lastPal = palSize;
     return palSize++;
-  }
-
-  void recordAdded(final int row, final int col, final boolean newKey) {
-    if (addedCount == added.length) {
-      added = Arrays.copyOf(added, addedCount * 2);
-      addedNewKey = Arrays.copyOf(addedNewKey, addedCount * 2);
-    }
-    added[addedCount] = ((long) row << 32) | col;
-    addedNewKey[addedCount] = newKey;
-    addedCount++;
   }
 
   boolean present(final int row, final int col) {
@@ -327,6 +311,37 @@ final class RunImage {
       pal[i] = -1;
       rowCount[row]--;
     }
+    before[i] = -1;
+  }
+
+  /** {@link #revert} outcome of a cell: unchanged since the load (or removed, and reported). */
+  static final int KEPT = 0;
+
+  /** {@link #revert} outcome of a cell: a holder added since the load, now cleared. */
+  static final int ADDED = 1;
+
+  /** {@link #revert} outcome of a cell: a refreshed holder, back to its stored values. */
+  static final int REFRESHED = 2;
+
+  /**
+   * Undoes the change since the load of cell {@code (row, col)} (after the map refused the run): an
+   * added holder is cleared (its slot stays in {@link #slot} for the report), a refreshed one gets
+   * its stored palette entry back; removals stay.
+   */
+  int revert(final int row, final int col) {
+    final int i = row * cols + col;
+    final int p = pal[i];
+    final int b = before[i];
+    if (p < 0 || p == b) {
+      return KEPT;
+    }
+    if (b < 0) {
+      pal[i] = -1;
+      rowCount[row]--;
+      return ADDED;
+    }
+    pal[i] = b;
+    return REFRESHED;
   }
 
   /** Rows up to and including the last row that still has a holder. */
@@ -498,6 +513,7 @@ final class RunImage {
       slot = Arrays.copyOf(slot, c);
       gen = Arrays.copyOf(gen, c);
       pal = Arrays.copyOf(pal, c);
+      before = Arrays.copyOf(before, c);
     }
   }
 

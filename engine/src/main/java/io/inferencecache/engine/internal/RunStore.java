@@ -46,10 +46,19 @@ public final class RunStore implements Closeable {
    */
   public static final String MAX_RUN_BYTES_PROP_NAME = "inferencecache.engine.maxRunBytes";
 
-  /** Hears holders the store could not keep because the map refused to grow. Writer only. */
+  /**
+   * Hears the changes the store could not keep because the map refused to grow, once each, after
+   * the map no longer holds them. Writer only.
+   */
   public interface DropSink {
-    /** The cell {@code (key, replica)} added since the run was loaded was not stored. */
-    void dropped(byte[] key, int keyLength, int replica, int slot, boolean newKey);
+    /**
+     * The holder {@code (key, replica)} added since the run was loaded is not stored; its LFU
+     * {@code slot} is named by no stored cell; {@code keyGone}: the key has no holder left.
+     */
+    void dropped(byte[] key, int keyLength, int replica, int slot, boolean keyGone);
+
+    /** The refresh of holder {@code (key, replica)} is not stored: it keeps its previous values. */
+    void refreshLost(byte[] key, int keyLength, int replica);
   }
 
   /** Visitor of {@link #forEachBlock}: one stored block key and its holders (read only). */
@@ -69,7 +78,19 @@ public final class RunStore implements Closeable {
 
   final ChronicleMap<byte[], byte[]> map;
   private final int maxRunBytes;
-  private DropSink dropSink = (key, keyLength, replica, slot, newKey) -> {};
+  private DropSink dropSink =
+      new DropSink() {
+        @Override
+        public void dropped(
+            final byte[] key,
+            final int keyLength,
+            final int replica,
+            final int slot,
+            final boolean keyGone) {}
+
+        @Override
+        public void refreshLost(final byte[] key, final int keyLength, final int replica) {}
+      };
 
   private final RunImage img = new RunImage();
   private boolean open;
@@ -250,7 +271,6 @@ public final class RunStore implements Closeable {
       m.gen[i] = (int) sg & 0xFFFF;
       m.pal[i] = m.intern(lastSeen, tokens - m.tokens[row], tier);
       m.rowCount[row]++;
-      m.recordAdded(row, col, newKey);
       return newKey ? NEW_KEY : NEW_HOLDER;
     } finally {
       if (headInsert != null) {
@@ -358,19 +378,82 @@ public final class RunStore implements Closeable {
       return;
     }
     final RunImage m = img;
+    final int located = m.locatedRows;
     try {
       writeImage(m);
     } catch (IllegalStateException full) {
-      // The map refused to grow: the cells added since the load are not stored.
-      for (int k = 0; k < m.addedCount; k++) {
-        final int row = (int) (m.added[k] >>> 32);
-        final int col = (int) m.added[k];
-        if (row < m.rows && col < m.cols && m.present(row, col)) {
-          rowKey(m, row, wk);
-          dropSink.dropped(wk.bytes, wk.length, m.holders[col], m.slot(row, col), m.addedNewKey[k]);
+      refusedStore(m, located);
+    }
+  }
+
+  // Cells a refused store reverted, packed row << 32 | col << 2 | outcome (RunImage.ADDED, ...).
+  private long[] reverted = new long[64];
+
+  /**
+   * The map refused a piece of the run (possibly after a split-off tail was stored): every cell
+   * changed since the load goes back to what the map held before, the map is made to hold exactly
+   * that (the run key's entry, which shrinks or keeps its size, and every other row's key back to
+   * its locator), and only then is each reverted change reported, once. Removals since the load are
+   * kept (they were reported).
+   */
+  private void refusedStore(final RunImage m, final int located) {
+    int n = 0;
+    for (int r = 0; r < m.rows; r++) {
+      for (int c = 0; c < m.cols; c++) {
+        final int outcome = m.revert(r, c);
+        if (outcome != RunImage.KEPT) {
+          if (n == reverted.length) {
+            reverted = java.util.Arrays.copyOf(reverted, n * 2);
+          }
+          reverted[n++] = ((long) r << 32) | ((long) c << 2) | outcome;
         }
       }
     }
+    try {
+      restoreStored(m, located);
+    } catch (IllegalStateException unexpected) {
+      // Not reached: every write above replaces an existing entry with one no larger.
+    }
+    int keyGoneRow = -1;
+    for (int k = 0; k < n; k++) {
+      final int row = (int) (reverted[k] >>> 32);
+      final int col = (int) (reverted[k] & 0xFFFFFFFFL) >>> 2;
+      rowKey(m, row, wk);
+      if ((reverted[k] & 3) == RunImage.ADDED) {
+        final boolean keyGone = m.rowCount[row] == 0 && row != keyGoneRow;
+        if (keyGone) {
+          keyGoneRow = row;
+        }
+        dropSink.dropped(wk.bytes, wk.length, m.holders[col], m.slot(row, col), keyGone);
+      } else {
+        dropSink.refreshLost(wk.bytes, wk.length, m.holders[col]);
+      }
+    }
+  }
+
+  /**
+   * Writes a reverted image back as one run (the content the map held at the load, less the
+   * removals since: never larger than the stored entry, so replaced in place), every later row's
+   * key as its locator (a refused split may have stored a tail's run or locators), and removes the
+   * locators of rows that no longer exist ({@code located}: rows with a locator entry).
+   */
+  private void restoreStored(final RunImage m, final int located) {
+    final int live = m.liveRows();
+    if (live > 0) {
+      putRun(m, 0, live);
+    } else if (m.stored) {
+      rowKey(m, 0, wk);
+      removeEntry(wk);
+    }
+    for (int r = 1; r < live; r++) {
+      putLocator(m, r, 0);
+    }
+    for (int r = Math.max(live, 1); r < located; r++) {
+      rowKey(m, r, wk);
+      removeEntry(wk);
+    }
+    m.stored = live > 0;
+    m.locatedRows = Math.max(live, 1);
   }
 
   /**

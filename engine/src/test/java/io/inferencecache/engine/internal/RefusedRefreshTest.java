@@ -1,0 +1,115 @@
+package io.inferencecache.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A refresh the map refuses when the writer stores the grown run is reported to the drop sink (once
+ * per refreshed holder) and the holder keeps its stored values; no holder is reported dropped,
+ * since none was added.
+ */
+class RefusedRefreshTest {
+  private static final int CHAINS = 40;
+  private static final int ROWS = 12;
+
+  private final Set<String> lost = new HashSet<>();
+  private final Set<String> dropped = new HashSet<>();
+
+  private static byte[] hash(final String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String block(final int c, final int b) {
+    return String.format("%05d%03d", c, b);
+  }
+
+  @Test
+  void aRefusedRefreshIsReportedOnceAndTheHolderKeepsItsStoredValues() {
+    try (RunStore s = RunStore.inMemory("refresh", 256, 8, 1.0);
+        CounterArena arena = CounterArena.inMemory(100_000)) {
+      s.dropSink(
+          new RunStore.DropSink() {
+            @Override
+            public void dropped(
+                final byte[] key,
+                final int keyLength,
+                final int replica,
+                final int slot,
+                final boolean keyGone) {
+              assertThat(dropped.add(new String(key, 4, keyLength - 4, StandardCharsets.UTF_8)))
+                  .isTrue();
+            }
+
+            @Override
+            public void refreshLost(final byte[] key, final int keyLength, final int replica) {
+              assertThat(replica).isEqualTo(1);
+              assertThat(lost.add(new String(key, 4, keyLength - 4, StandardCharsets.UTF_8)))
+                  .as("reported once")
+                  .isTrue();
+            }
+          });
+      final KeyBuffer k = new KeyBuffer();
+      for (int c = 0; c < CHAINS; c++) {
+        s.chainStart();
+        for (int b = 0; b < ROWS; b++) {
+          k.set(7, hash(block(c, b)), 0, 8);
+          s.upsert(k, 1, 16 * (b + 1), 1L, 1, arena);
+        }
+        s.flush();
+      }
+      // fill the map with one-block runs until it refuses one
+      for (int f = 0; dropped.isEmpty() && f < 100_000; f++) {
+        s.chainStart();
+        k.set(7, hash(String.format("f%07d", f)), 0, 8);
+        s.upsert(k, 1, 16, 1L, 1, arena);
+        s.flush();
+      }
+      assertThat(dropped).as("the map filled").isNotEmpty();
+      dropped.clear();
+      final Map<String, Integer> before = tiers(s);
+      // refresh every run with two tiers and other token counts: each run grows
+      for (int c = 0; c < CHAINS; c++) {
+        s.chainStart();
+        for (int b = 0; b < ROWS; b++) {
+          k.set(7, hash(block(c, b)), 0, 8);
+          assertThat(s.upsert(k, 1, 17 * (b + 1), 2L, b < ROWS / 2 ? 2 : 3, arena))
+              .isEqualTo(RunStore.REFRESHED);
+        }
+        s.flush();
+      }
+      assertThat(dropped).as("no holder was added").isEmpty();
+      assertThat(lost).as("some refreshes were refused").isNotEmpty();
+      int refreshed = 0;
+      for (Map.Entry<String, Integer> e : tiers(s).entrySet()) {
+        if (!e.getKey().startsWith("0")) {
+          continue;
+        }
+        if (lost.contains(e.getKey())) {
+          assertThat(e.getValue()).as("%s kept its stored values", e.getKey()).isEqualTo(-1);
+        } else {
+          assertThat(e.getValue()).as("%s refreshed", e.getKey()).isPositive();
+          refreshed++;
+        }
+      }
+      assertThat(refreshed).as("some refreshes were stored").isPositive();
+      assertThat(before).isNotEmpty();
+    }
+  }
+
+  /** Per stored block key: its holder's tier if it was refreshed (lastSeen 2), else -1. */
+  private static Map<String, Integer> tiers(final RunStore s) {
+    final Map<String, Integer> out = new HashMap<>();
+    s.forEachBlock(
+        (key, len, hs) ->
+            out.put(
+                new String(key, 4, len - 4, StandardCharsets.UTF_8),
+                hs.lastSeen(0) == 2L ? hs.tier(0) : -1));
+    return out;
+  }
+}
