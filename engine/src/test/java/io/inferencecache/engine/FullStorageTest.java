@@ -3,7 +3,6 @@ package io.inferencecache.engine;
 import static io.inferencecache.engine.IndexFixtures.update;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -18,43 +17,6 @@ class FullStorageTest extends IndexTestSupport {
   private static final int CAP = 4_000;
   private static final String PAD = "x".repeat(250);
 
-  /** Records every stored and removed entry by its hash. */
-  private static final class Changes implements IndexListener {
-    final List<String> stored = new ArrayList<>();
-    final List<String> removed = new ArrayList<>();
-
-    @Override
-    public boolean wantsChanges() {
-      return true;
-    }
-
-    @Override
-    public void onPrefixStored(
-        final String tenant,
-        final String model,
-        final String replica,
-        final String scheme,
-        final String adapter,
-        final byte[] hash,
-        final int tokenCount,
-        final long ts) {
-      stored.add(new String(hash, StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public void onPrefixRemoved(
-        final String tenant,
-        final String model,
-        final String replica,
-        final String scheme,
-        final String adapter,
-        final byte[] hash,
-        final String reason,
-        final long ts) {
-      removed.add(reason + " " + new String(hash, StandardCharsets.UTF_8));
-    }
-  }
-
   private static String key(final int i) {
     return String.format("k%05d", i) + PAD;
   }
@@ -63,15 +25,15 @@ class FullStorageTest extends IndexTestSupport {
    * A map sized for 8-byte hashes (the default) and four holders per key that is sent 256-byte
    * hashes, one holder each, fills long before the cap of {@value #CAP} entries.
    */
-  private Changes openSmallMap() {
-    final Changes changes = new Changes();
+  private RecordedChanges openSmallMap() {
+    final RecordedChanges changes = new RecordedChanges();
     reopen(baseConfig().maxEntries(CAP).averageHoldersPerKey(4.0).listener(changes));
     return changes;
   }
 
   @Test
   void aFullMapEvictsTheOldestOnePercentAndStoresTheNewEntries() {
-    final Changes changes = openSmallMap();
+    final RecordedChanges changes = openSmallMap();
     final int perUpdate = 50;
     int updates = 0;
     while (changes.removed.isEmpty() && updates < CAP / perUpdate) {
@@ -109,7 +71,7 @@ class FullStorageTest extends IndexTestSupport {
 
   @Test
   void aChainThatOverflowsTheMapIsStoredWholeAfterEviction() {
-    final Changes changes = openSmallMap();
+    final RecordedChanges changes = openSmallMap();
     final int blocks = 24;
     int chains = 0;
     String[] chain = null;
@@ -143,7 +105,7 @@ class FullStorageTest extends IndexTestSupport {
 
   @Test
   void aFullReservedMapDropsAndCountsWithoutEvictingOtherTenants() {
-    final Changes changes = openSmallMap();
+    final RecordedChanges changes = openSmallMap();
     ingest(update("t", "m", "vllm", "r1").legacy("kept", 16));
     int probes = 0;
     while (index.droppedFull() == 0 && probes < 20_000) {

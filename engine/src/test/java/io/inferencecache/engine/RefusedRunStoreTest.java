@@ -4,7 +4,6 @@ import static io.inferencecache.engine.IndexFixtures.update;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.inferencecache.engine.internal.RunStore;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -23,69 +22,15 @@ import org.junit.jupiter.api.Test;
 class RefusedRunStoreTest extends IndexTestSupport {
   private static final String PROBE = CacheIndex.RESERVED_TENANT;
 
-  /** Records stored and removed entries by hash. */
-  private static final class Changes implements IndexListener {
-    final List<String> stored = new ArrayList<>();
-    final List<String> removed = new ArrayList<>();
-    // "+hash" per stored (new or refreshed), "-hash" per removed, in order
-    final List<String> events = new ArrayList<>();
-
-    /** Replays the events: every removal follows a store; returns what is stored at the end. */
-    Set<String> replay() {
-      final Set<String> live = new HashSet<>();
-      for (String e : events) {
-        if (e.charAt(0) == '+') {
-          live.add(e.substring(1));
-        } else {
-          assertThat(live.remove(e.substring(1))).as("removed while stored: %s", e).isTrue();
-        }
-      }
-      return live;
-    }
-
-    @Override
-    public boolean wantsChanges() {
-      return true;
-    }
-
-    @Override
-    public void onPrefixStored(
-        final String tenant,
-        final String model,
-        final String replica,
-        final String scheme,
-        final String adapter,
-        final byte[] hash,
-        final int tokenCount,
-        final long ts) {
-      stored.add(new String(hash, StandardCharsets.UTF_8));
-      events.add("+" + new String(hash, StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public void onPrefixRemoved(
-        final String tenant,
-        final String model,
-        final String replica,
-        final String scheme,
-        final String adapter,
-        final byte[] hash,
-        final String reason,
-        final long ts) {
-      removed.add(reason + " " + new String(hash, StandardCharsets.UTF_8));
-      events.add("-" + new String(hash, StandardCharsets.UTF_8));
-    }
-  }
-
   @AfterEach
   void clearRunLimit() {
     System.clearProperty(RunStore.MAX_RUN_BYTES_PROP_NAME);
   }
 
   /** Small runs (about 14 one-holder rows of 8-byte hashes) and a small probe map. */
-  private Changes openSmallRuns(final IndexConfig config) {
+  private RecordedChanges openSmallRuns(final IndexConfig config) {
     System.setProperty(RunStore.MAX_RUN_BYTES_PROP_NAME, "512");
-    final Changes changes = new Changes();
+    final RecordedChanges changes = new RecordedChanges();
     reopen(config.reservedCapacity(256).listener(changes));
     return changes;
   }
@@ -108,7 +53,7 @@ class RefusedRunStoreTest extends IndexTestSupport {
 
   @Test
   void aSplitRunRefusedAfterItsTailWasStoredKeepsEveryCellCountedOnce() {
-    final Changes changes = openSmallRuns(baseConfig());
+    final RecordedChanges changes = openSmallRuns(baseConfig());
     final int blocks = 17; // a head of ~14 rows and a short tail: the tail fits, the head may not
     final List<String> attempted = new ArrayList<>();
     int chains = 0;
@@ -144,7 +89,8 @@ class RefusedRunStoreTest extends IndexTestSupport {
 
   @Test
   void aSplitRunRefusedInTheMainMapIsRetriedAfterEvictionAndCountedOnce() {
-    final Changes changes = openSmallRuns(baseConfig().maxEntries(4_000).averageHoldersPerKey(4.0));
+    final RecordedChanges changes =
+        openSmallRuns(baseConfig().maxEntries(4_000).averageHoldersPerKey(4.0));
     final int blocks = 17;
     int chains = 0;
     while (changes.removed.size() < 200 && chains < 2_000) {
