@@ -36,6 +36,13 @@ import org.zeromq.ZMQException;
  * reconnects after the backoff (1 s by default). Messages larger than {@value #MAX_MESSAGE_BYTES}
  * bytes are refused by the socket.
  *
+ * <p>A connection whose ZMTP handshake has not completed within {@link #HANDSHAKE_TIMEOUT} is torn
+ * down and redialled by JeroMQ. JeroMQ 0.6.0 sometimes leaves a freshly connected socket without
+ * ever sending its greeting (zeromq/jeromq#1022, a poller hand-off race on the connecting side);
+ * the publisher then never sees the subscription and drops every event. Its default handshake
+ * timeout is 30 s; an engine's publisher on the same pod or node answers in milliseconds, so the
+ * stall is cut to a few seconds instead.
+ *
  * <p>Threading: runs on its own daemon thread between {@link #start()} and {@link #close()}; the
  * counters may be read from any thread.
  */
@@ -45,6 +52,9 @@ public final class ZmqEventSource implements AutoCloseable {
 
   /** Largest message the SUB socket accepts. */
   public static final long MAX_MESSAGE_BYTES = 64L << 20;
+
+  /** A connection that has not finished its ZMTP handshake by then is redialled. */
+  public static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(2);
 
   private static final int POLL_MILLIS = 100;
   private static final Logger LOG = LoggerFactory.getLogger(ZmqEventSource.class);
@@ -109,6 +119,7 @@ public final class ZmqEventSource implements AutoCloseable {
           socket.setLinger(0);
           socket.setReceiveTimeOut(POLL_MILLIS);
           socket.setMaxMsgSize(MAX_MESSAGE_BYTES);
+          socket.setHandshakeIvl((int) HANDSHAKE_TIMEOUT.toMillis());
           socket.connect(endpoint);
           socket.subscribe(topic);
           LOG.info(
