@@ -240,7 +240,7 @@ public final class SubscriberConfig {
     return loraAdapterNames;
   }
 
-  /** Whether the stats path runs. */
+  /** The replication stream settings ({@code --replication-*}); disabled without a NATS URL. */
   public StreamSettings replication() {
     return replication;
   }
