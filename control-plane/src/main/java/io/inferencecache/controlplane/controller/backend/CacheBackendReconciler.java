@@ -300,15 +300,7 @@ public final class CacheBackendReconciler implements Reconciler {
     } else if (st.firstAvailableAt == null || fromServerMode) {
       st.firstAvailableAt = now;
     }
-    st.conditions =
-        Conditions.set(
-            st.conditions,
-            ReadyRules.READY,
-            ready.status(),
-            ready.reason(),
-            ready.message(),
-            gen,
-            now);
+    st.conditions = Conditions.set(st.conditions, ReadyRules.READY, ready, gen, now);
     ReadyRules.notDegraded(st, gen, now);
     out.requeue(
         ReadyRules.kvEventGate(
@@ -406,15 +398,7 @@ public final class CacheBackendReconciler implements Reconciler {
         ConnectorReadiness.applies(cr)
             ? ConnectorComposition.readyBase(cr, st)
             : new ReadyRules.Verdict(status, reason, message);
-    st.conditions =
-        Conditions.set(
-            st.conditions,
-            ReadyRules.READY,
-            ready.status(),
-            ready.reason(),
-            ready.message(),
-            gen,
-            now);
+    st.conditions = Conditions.set(st.conditions, ReadyRules.READY, ready, gen, now);
     st.remoteStorage = new CacheBackend.RemoteStorageStatus();
     st.remoteStorage.provider = CacheBackend.Provider.REDIS;
     st.remoteStorage.endpoint = problem == null && !endpoint.isEmpty() ? endpoint : null;
@@ -502,15 +486,7 @@ public final class CacheBackendReconciler implements Reconciler {
                 : CacheBackend.ConditionStatus.FALSE;
     final ReadyRules.Verdict composed =
         ConnectorReadiness.applies(cr) ? ConnectorComposition.readyBase(cr, st) : base;
-    st.conditions =
-        Conditions.set(
-            st.conditions,
-            ReadyRules.READY,
-            composed.status(),
-            composed.reason(),
-            composed.message(),
-            gen,
-            now);
+    st.conditions = Conditions.set(st.conditions, ReadyRules.READY, composed, gen, now);
     if (ReadyRules.REPLICAS_UNAVAILABLE.equals(base.reason())) {
       st.conditions =
           Conditions.set(
