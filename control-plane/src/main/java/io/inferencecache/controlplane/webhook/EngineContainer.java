@@ -219,6 +219,34 @@ final class EngineContainer {
     }
   }
 
+  /**
+   * Sets env {@code name=value}: nothing when the user already has that value; an {@link
+   * InjectionException} when the user sets it otherwise (another value or a {@code valueFrom}).
+   */
+  void requireEnv(final String name, final String value) throws InjectionException {
+    final int at = indexOfEnv(name);
+    if (at >= 0 && !touchedEnv.contains(name)) {
+      final JsonNode e = env.get(at);
+      if (e.has("valueFrom") || !value.equals(e.path("value").asText(""))) {
+        throw new InjectionException(
+            "engine container already sets env "
+                + name
+                + (e.has("valueFrom") ? " from a source" : "=" + e.path("value").asText(""))
+                + ", the injection needs "
+                + name
+                + "="
+                + value);
+      }
+      return;
+    }
+    putEnv(name, value);
+  }
+
+  /** The container itself, for the pod-level wiring (volume mounts) of an injection. */
+  ObjectNode node() {
+    return container;
+  }
+
   /** Upserts an env var set by the injection. */
   void putEnv(final String name, final String value) {
     final ObjectNode node =

@@ -23,11 +23,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>An injected pod gets, in order: the engine wiring of its adapter (EventsOnly: the engine's ZMQ
  * KV-event publisher on {@code tcp://*:5557} unless it configures one; SGLangHiCache Offload: the
- * hierarchical-cache flags, then {@code engineOverrides}), the {@code kvevent-subscriber} sidecar
- * (when the controller has a sidecar image and the backend a modelID, and the pod has no container
- * of that name), and the three stamps. An EventsOnly pod that gets no sidecar gets nothing. Typed
- * LMCache Offload backends (the multiprocess server and its connector) are not wired by this
- * release: their pods are admitted fail-open.
+ * hierarchical-cache flags, then {@code engineOverrides}; typed LMCache Offload with topology
+ * PodLocal: the multiprocess connector and its {@code lmcache-mp-server} native sidecar, see {@link
+ * LMCacheMPInjection}), the {@code kvevent-subscriber} sidecar (when the controller has a sidecar
+ * image and the backend a modelID, and the pod has no container of that name), and the three
+ * stamps. An EventsOnly pod that gets no sidecar gets nothing. Typed LMCache backends with topology
+ * NodeLocal are not wired by this release: their pods are admitted fail-open, as are pods whose
+ * template conflicts with the wiring (another value for an owned flag or env, a foreign {@code
+ * /dev/shm} mount, a taken container or volume name) and Managed backends whose Redis endpoint is
+ * not published yet.
  */
 public final class PodInjector implements AdmissionHandler {
   private static final Logger LOG = LoggerFactory.getLogger(PodInjector.class);
@@ -124,7 +128,7 @@ public final class PodInjector implements AdmissionHandler {
     final ObjectNode podSpec = (ObjectNode) pod.get("spec");
     final EngineContainer engine = EngineContainer.find(podSpec, adapter);
     try {
-      wireEngine(spec, adapter, eventsOnly, engine);
+      wireEngine(backend, adapter, eventsOnly, pod, engine);
     } catch (EngineContainer.InjectionException e) {
       return failOpen(original, namespace, e.getMessage());
     }
@@ -146,11 +150,13 @@ public final class PodInjector implements AdmissionHandler {
 
   /** The adapter's engine changes; an exception means none of them apply. */
   private static void wireEngine(
-      final CacheBackend.Spec spec,
+      final CacheBackend backend,
       final RuntimeAdapter adapter,
       final boolean eventsOnly,
+      final ObjectNode pod,
       final EngineContainer engine)
       throws EngineContainer.InjectionException {
+    final CacheBackend.Spec spec = backend.getSpec();
     final String events = "vllm".equals(adapter.runtimeId()) ? VLLM_KV_EVENTS : SGLANG_KV_EVENTS;
     if (eventsOnly) {
       if (engine != null) {
@@ -159,8 +165,8 @@ public final class PodInjector implements AdmissionHandler {
       return;
     }
     if (adapter.type() != CacheType.SGLANG_HICACHE) {
-      throw new EngineContainer.InjectionException(
-          "the LMCache multiprocess connector and server are not wired by this release");
+      LMCacheMPInjection.apply(backend, adapter, pod, engine);
+      return;
     }
     if (spec.remoteStorage != null) {
       throw new EngineContainer.InjectionException("SGLangHiCache supports no remoteStorage");

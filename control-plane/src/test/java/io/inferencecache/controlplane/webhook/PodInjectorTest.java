@@ -16,7 +16,7 @@ class PodInjectorTest {
   private final List<CacheBackend> backends = new ArrayList<>();
   private final PodInjector injector = new PodInjector(ns -> backends, SIDECAR);
 
-  private static CacheBackend backend(final String name, final String spec) {
+  static CacheBackend backend(final String name, final String spec) {
     return CacheBackendValidatorTest.typed(
         "{'metadata':{'name':'"
             + name
@@ -30,7 +30,7 @@ class PodInjectorTest {
   private static final String EVENTS_ONLY_VLLM =
       CacheBackendValidatorTest.EVENTS_ONLY + "," + CacheBackendValidatorTest.domain("d");
 
-  private static String pod(final String annotations, final String containers) {
+  static String pod(final String annotations, final String containers) {
     return "{'metadata':{'name':'p','labels':{'inferencecache.io/cache-domain':'d','app':'x'},"
         + "'annotations':{"
         + annotations
@@ -39,7 +39,7 @@ class PodInjectorTest {
         + "]}}";
   }
 
-  private static final String VLLM =
+  static final String VLLM =
       "{'name':'vllm','image':'vllm','args':['--model','m','--port','8001']}";
 
   private JsonNode admit(final String podJson) {
@@ -49,7 +49,7 @@ class PodInjectorTest {
     return Reviews.patched(r, resp);
   }
 
-  private static JsonNode container(final JsonNode pod, final String name) {
+  static JsonNode container(final JsonNode pod, final String name) {
     for (final JsonNode c : pod.path("spec").path("containers")) {
       if (c.path("name").asText().equals(name)) {
         return c;
@@ -58,7 +58,7 @@ class PodInjectorTest {
     return null;
   }
 
-  private static List<String> strings(final JsonNode array) {
+  static List<String> strings(final JsonNode array) {
     final List<String> out = new ArrayList<>();
     array.forEach(n -> out.add(n.asText()));
     return out;
@@ -285,7 +285,7 @@ class PodInjectorTest {
   }
 
   @Test
-  void typedLmCacheOffloadFailsOpen() {
+  void typedLmCacheWithoutAServerSpecFailsOpen() {
     backends.add(
         backend(
             "b",

@@ -26,11 +26,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reconciles one CacheBackend: dispatch on {@code spec.type}, integration mode and remote-storage
- * ownership (EventsOnly, host-only, External, Managed Redis, or unmanaged), refresh the matched
- * engine pods, write the status once and only when it changed, then emit the transition events of
- * that persisted change. Errors (apply, status write) go back to the queue's rate limiter; the
- * periodic cadences (first-event deadline, probe slot, matched pods) are plain requeues.
+ * Reconciles one CacheBackend: refresh the multiprocess connector's readiness of a typed LMCache
+ * backend ({@link ConnectorReadiness}), dispatch on {@code spec.type}, integration mode and
+ * remote-storage ownership (EventsOnly, host-only, External, Managed Redis, or unmanaged; a typed
+ * LMCache backend's Ready is composed by {@link ConnectorComposition}), refresh the matched engine
+ * pods, write the status once and only when it changed, then emit the transition events of that
+ * persisted change. Errors (apply, status write) go back to the queue's rate limiter; the periodic
+ * cadences (first-event deadline, probe slot, matched pods) are plain requeues.
  */
 public final class CacheBackendReconciler implements Reconciler {
   private static final Logger LOG = LoggerFactory.getLogger(CacheBackendReconciler.class);
@@ -107,6 +109,7 @@ public final class CacheBackendReconciler implements Reconciler {
         cr.getStatus() == null ? new CacheBackend.Status() : copy(cr.getStatus());
     final CacheBackend.Status st = copy(old);
     final Outcome out = new Outcome();
+    refreshConnector(cr, st, now);
     try {
       dispatch(cr, st, old, now, out);
     } catch (InterruptedException e) {
@@ -148,6 +151,31 @@ public final class CacheBackendReconciler implements Reconciler {
       return new Result(true);
     }
     return out.requeue == null ? new Result(false) : new Result(true, out.requeue);
+  }
+
+  /**
+   * ConnectorReady and {@code status.connector} of a typed LMCache backend from the pods its
+   * selector matches (a failed list keeps both); cleared for every other backend.
+   */
+  private void refreshConnector(
+      final CacheBackend cr, final CacheBackend.Status st, final OffsetDateTime now) {
+    if (!ConnectorReadiness.applies(cr) || !hasAdapter(cr)) {
+      st.connector = null;
+      Conditions.remove(st.conditions, ConnectorReadiness.TYPE);
+      return;
+    }
+    List<V1Pod> pods;
+    try {
+      pods = matched.selected(cr);
+    } catch (ApiException e) {
+      LOG.warn(
+          "{}: engine pods not listed, connector readiness kept: {} {}",
+          Backends.key(cr),
+          e.getCode(),
+          e.getMessage());
+      pods = null;
+    }
+    ConnectorReadiness.apply(cr, st, pods, Backends.generation(cr), now);
   }
 
   private static String message(final Exception e) {
@@ -231,7 +259,7 @@ public final class CacheBackendReconciler implements Reconciler {
         KernelCheckVerdict.TYPE,
         ReadyRules.T2_DEGRADED,
         EngineCompatibilityVerdict.TYPE,
-        "ConnectorReady",
+        ConnectorReadiness.TYPE,
         ReadyRules.REMOTE_STORAGE_READY);
     st.observedGeneration = Backends.generation(cr);
   }
@@ -247,31 +275,32 @@ public final class CacheBackendReconciler implements Reconciler {
     probe.forget(Backends.key(cr));
     final boolean fromServerMode = old.remoteStorage != null;
     st.remoteStorage = null;
-    st.connector = null;
     Conditions.remove(
-        st.conditions,
-        ReadyRules.REMOTE_STORAGE_READY,
-        ProbeGate.TYPE,
-        ReadyRules.T2_DEGRADED,
-        "ConnectorReady");
+        st.conditions, ReadyRules.REMOTE_STORAGE_READY, ProbeGate.TYPE, ReadyRules.T2_DEGRADED);
     if (Backends.eventsOnly(cr)) {
       Conditions.remove(st.conditions, KernelCheckVerdict.TYPE, EngineCompatibilityVerdict.TYPE);
     }
-    final boolean fresh = st.firstAvailableAt == null || fromServerMode;
-    if (fresh) {
+    final ReadyRules.Verdict ready =
+        ConnectorReadiness.applies(cr)
+            ? ConnectorComposition.readyBase(cr, st)
+            : new ReadyRules.Verdict(
+                Conditions.TRUE,
+                base,
+                "EventsOnlyActive".equals(base)
+                    ? "routing only: engines report KV events, nothing is provisioned"
+                    : "host-only cache hierarchy: nothing is provisioned");
+    if (ConnectorReadiness.applies(cr)) {
+      // The first-event clock of a typed LMCache backend starts once its connector is ready.
+      final boolean up = Conditions.TRUE.equals(ready.status());
+      if (fromServerMode) {
+        st.firstAvailableAt = up ? now : null;
+      } else if (up && st.firstAvailableAt == null) {
+        st.firstAvailableAt = now;
+      }
+    } else if (st.firstAvailableAt == null || fromServerMode) {
       st.firstAvailableAt = now;
     }
-    st.conditions =
-        Conditions.set(
-            st.conditions,
-            ReadyRules.READY,
-            Conditions.TRUE,
-            base,
-            "EventsOnlyActive".equals(base)
-                ? "routing only: engines report KV events, nothing is provisioned"
-                : "host-only cache hierarchy: nothing is provisioned",
-            gen,
-            now);
+    st.conditions = Conditions.set(st.conditions, ReadyRules.READY, ready, gen, now);
     ReadyRules.notDegraded(st, gen, now);
     out.requeue(
         ReadyRules.kvEventGate(
@@ -357,8 +386,6 @@ public final class CacheBackendReconciler implements Reconciler {
       message = "external Redis " + endpoint + " accepted (reachability is not probed)";
     }
     st.conditions =
-        Conditions.set(st.conditions, ReadyRules.READY, status, reason, message, gen, now);
-    st.conditions =
         Conditions.set(
             st.conditions,
             ReadyRules.REMOTE_STORAGE_READY,
@@ -367,6 +394,11 @@ public final class CacheBackendReconciler implements Reconciler {
             message,
             gen,
             now);
+    final ReadyRules.Verdict ready =
+        ConnectorReadiness.applies(cr)
+            ? ConnectorComposition.readyBase(cr, st)
+            : new ReadyRules.Verdict(status, reason, message);
+    st.conditions = Conditions.set(st.conditions, ReadyRules.READY, ready, gen, now);
     st.remoteStorage = new CacheBackend.RemoteStorageStatus();
     st.remoteStorage.provider = CacheBackend.Provider.REDIS;
     st.remoteStorage.endpoint = problem == null && !endpoint.isEmpty() ? endpoint : null;
@@ -424,15 +456,6 @@ public final class CacheBackendReconciler implements Reconciler {
     } else {
       base = ReadyRules.deploymentReady(deployment);
     }
-    st.conditions =
-        Conditions.set(
-            st.conditions,
-            ReadyRules.READY,
-            base.status(),
-            base.reason(),
-            base.message(),
-            gen,
-            now);
     final boolean ready = Conditions.TRUE.equals(base.status());
     st.conditions =
         Conditions.set(
@@ -461,6 +484,9 @@ public final class CacheBackendReconciler implements Reconciler {
             : ReadyRules.ROLLOUT.equals(base.reason())
                 ? CacheBackend.ConditionStatus.UNKNOWN
                 : CacheBackend.ConditionStatus.FALSE;
+    final ReadyRules.Verdict composed =
+        ConnectorReadiness.applies(cr) ? ConnectorComposition.readyBase(cr, st) : base;
+    st.conditions = Conditions.set(st.conditions, ReadyRules.READY, composed, gen, now);
     if (ReadyRules.REPLICAS_UNAVAILABLE.equals(base.reason())) {
       st.conditions =
           Conditions.set(
@@ -475,7 +501,7 @@ public final class CacheBackendReconciler implements Reconciler {
       ReadyRules.notDegraded(st, gen, now);
     }
     boolean fresh = false;
-    if (ready && st.firstAvailableAt == null) {
+    if (Conditions.TRUE.equals(composed.status()) && st.firstAvailableAt == null) {
       st.firstAvailableAt = now;
       fresh = true;
     }

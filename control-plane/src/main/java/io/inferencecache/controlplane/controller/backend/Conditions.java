@@ -84,6 +84,16 @@ final class Conditions {
     }
   }
 
+  /** Sets {@code type} to verdict {@code v}; returns the list. */
+  static List<V1Condition> set(
+      final List<V1Condition> list,
+      final String type,
+      final ReadyRules.Verdict v,
+      final long generation,
+      final OffsetDateTime now) {
+    return set(list, type, v.status(), v.reason(), v.message(), generation, now);
+  }
+
   /** Sets {@code type} to {@code v}, or removes it when {@code v} is null; returns the list. */
   static List<V1Condition> setOrRemove(
       final List<V1Condition> list,
@@ -95,7 +105,7 @@ final class Conditions {
       remove(list, type);
       return list;
     }
-    return set(list, type, v.status(), v.reason(), v.message(), generation, now);
+    return set(list, type, v, generation, now);
   }
 
   static void remove(final List<V1Condition> list, final String... types) {

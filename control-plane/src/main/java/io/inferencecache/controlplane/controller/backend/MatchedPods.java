@@ -45,6 +45,18 @@ final class MatchedPods {
     return out.append("}; no Pods in namespace match").toString();
   }
 
+  /** The pods {@code cr}'s selector matches (live list; none without a selector). */
+  List<V1Pod> selected(final CacheBackend cr) throws ApiException {
+    final Map<String, String> selector = Backends.selector(cr);
+    if (selector.isEmpty()) {
+      return List.of();
+    }
+    return core.listNamespacedPod(cr.getMetadata().getNamespace())
+        .labelSelector(Backends.labelSelector(selector))
+        .execute()
+        .getItems();
+  }
+
   /** Refreshes the two fields of {@code st}; returns the requeue this asks for. */
   Duration refresh(final CacheBackend cr, final CacheBackend.Status st) {
     final Map<String, String> selector = Backends.selector(cr);

@@ -70,6 +70,7 @@ final class TransitionEvents {
           EngineCompatibilityVerdict.CRASH_LOOPING,
           message(is, EngineCompatibilityVerdict.TYPE));
     }
+    conditionChange(events, cr, was, is, ConnectorReadiness.TYPE);
     conditionChange(events, cr, was, is, ReadyRules.REMOTE_STORAGE_READY);
   }
 
