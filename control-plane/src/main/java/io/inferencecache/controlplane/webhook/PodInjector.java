@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * stamps. An EventsOnly pod that gets no sidecar gets nothing. Typed LMCache backends with topology
  * NodeLocal are not wired by this release: their pods are admitted fail-open, as are pods whose
  * template conflicts with the wiring (another value for an owned flag or env, a foreign {@code
- * /dev/shm} mount, a taken container or volume name) and Managed backends whose Redis endpoint is
- * not published yet.
+ * /dev/shm} mount, a taken container or volume name), Managed backends whose Redis endpoint is not
+ * published yet, and every typed LMCache pod when the API server is older than Kubernetes 1.29 (no
+ * native sidecars, {@link NativeSidecars}).
  */
 public final class PodInjector implements AdmissionHandler {
   private static final Logger LOG = LoggerFactory.getLogger(PodInjector.class);
@@ -52,15 +53,29 @@ public final class PodInjector implements AdmissionHandler {
 
   private final NamespaceLister<CacheBackend> backends;
   private final SubscriberSidecar sidecar;
+  private final NativeSidecars nativeSidecars;
 
   /**
+   * An injector for a cluster known to run native sidecars.
+   *
    * @param backends live lister of CacheBackends; null admits every pod fail-open
    * @param sidecar the sidecar to attach, or null (no {@code --kvevent-subscriber-image})
    */
   public PodInjector(
       final NamespaceLister<CacheBackend> backends, final SubscriberSidecar sidecar) {
+    this(backends, sidecar, NativeSidecars.ASSUMED);
+  }
+
+  /**
+   * @param nativeSidecars whether the API server accepts the LMCache server's native sidecar
+   */
+  PodInjector(
+      final NamespaceLister<CacheBackend> backends,
+      final SubscriberSidecar sidecar,
+      final NativeSidecars nativeSidecars) {
     this.backends = backends;
     this.sidecar = sidecar;
+    this.nativeSidecars = nativeSidecars;
   }
 
   @Override
@@ -149,7 +164,7 @@ public final class PodInjector implements AdmissionHandler {
   }
 
   /** The adapter's engine changes; an exception means none of them apply. */
-  private static void wireEngine(
+  private void wireEngine(
       final CacheBackend backend,
       final RuntimeAdapter adapter,
       final boolean eventsOnly,
@@ -165,6 +180,10 @@ public final class PodInjector implements AdmissionHandler {
       return;
     }
     if (adapter.type() != CacheType.SGLANG_HICACHE) {
+      final String refusal = nativeSidecars.refusal();
+      if (refusal != null) {
+        throw new EngineContainer.InjectionException(refusal);
+      }
       LMCacheMPInjection.apply(backend, adapter, pod, engine);
       return;
     }

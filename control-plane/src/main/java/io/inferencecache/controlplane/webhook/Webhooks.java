@@ -41,7 +41,7 @@ public final class Webhooks {
       final ApiClient client, final SubscriberSidecar sidecar) {
     final Map<String, AdmissionHandler> h = new LinkedHashMap<>();
     final NamespaceLister<CacheBackend> backends = NamespaceLister.live(CacheBackend.CRD, client);
-    h.put(POD, new PodInjector(backends, sidecar));
+    h.put(POD, new PodInjector(backends, sidecar, NativeSidecars.of(client)));
     h.put(MUTATE_CACHE_BACKEND, new CacheBackendDefaulter());
     h.put(MUTATE_CACHE_POLICY, request -> AdmissionResponse.allow());
     h.put(MUTATE_CACHE_TENANT, request -> AdmissionResponse.allow());

@@ -267,4 +267,28 @@ class PodInjectorMPTest {
     assertThat(r.allowed()).as(why).isTrue();
     assertThat(r.patchOperations()).as(why).isNull();
   }
+
+  @Test
+  void anApiServerWithoutNativeSidecarsAdmitsThePodUnchanged() {
+    backends.add(backend("b", podLocal("VLLM", "")));
+    final PodInjector old =
+        new PodInjector(
+            ns -> backends,
+            SIDECAR,
+            new NativeSidecars(
+                () -> {
+                  final io.kubernetes.client.openapi.models.VersionInfo v =
+                      new io.kubernetes.client.openapi.models.VersionInfo();
+                  v.setMajor("1");
+                  v.setMinor("28");
+                  v.setGitVersion("v1.28.4");
+                  return v;
+                }));
+    final AdmissionResponse r = old.handle(Reviews.pod("ns", pod("", PodInjectorTest.VLLM)));
+    assertThat(r.allowed()).isTrue();
+    assertThat(r.patchOperations()).as("admitted unchanged").isNull();
+    assertThat(injector.handle(Reviews.pod("ns", pod("", PodInjectorTest.VLLM))).patchOperations())
+        .as("the same pod on a 1.29 API server")
+        .isNotNull();
+  }
 }

@@ -515,6 +515,47 @@ class WebhooksKubeIT {
   }
 
   @Test
+  void onAnApiServerWithoutNativeSidecarsATypedLMCachePodIsAdmittedUnchanged() throws Exception {
+    final String ns = namespace("up");
+    assertThat(apply(ns, backend("events", "live")).exitCode()).isZero();
+    final ProcessResult mp =
+        apply(
+            ns,
+            "apiVersion: inferencecache.io/v1alpha1\nkind: CacheBackend\nmetadata: {name: mp}\n"
+                + "spec:\n  runtime: VLLM\n  type: LMCache\n  observation: {modelID: llama}\n"
+                + "  lmCache:\n    topology: PodLocal\n    podLocal:\n      server:\n"
+                + "        image: lmcache/server@sha256:"
+                + "a".repeat(64)
+                + "\n        port: 6555\n        l1Capacity: 1Gi\n        maxWorkers: 1\n"
+                + "        resources: {requests: {cpu: \"1\", memory: 2Gi}, limits: {memory: 2Gi}}\n"
+                + "  engineSelector: {matchLabels: {inferencecache.io/cache-domain: mp}}\n");
+    assertThat(mp.exitCode()).as(mp.stderr()).isZero();
+    // the webhook is live for this namespace once an EventsOnly pod gets its sidecar
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              kube.kubectl("delete", "pod", "-n", ns, "live", "--ignore-not-found", "--wait=false");
+              assertThat(
+                      apply(ns, pod("live", "{inferencecache.io/cache-domain: live}", "{}"))
+                          .exitCode())
+                  .isZero();
+              assertThat(names(get(ns, "pod/live"))).contains("kvevent-subscriber");
+            });
+    // kube-local is 1.20: an injected lmcache-mp-server (an init container with a probe and
+    // restartPolicy Always) would make the API server refuse the pod
+    final ProcessResult engine =
+        apply(ns, pod("engine-mp", "{inferencecache.io/cache-domain: mp}", "{}"));
+    assertThat(engine.exitCode()).as(engine.stderr()).isZero();
+    final JsonNode created = get(ns, "pod/engine-mp");
+    assertThat(names(created)).containsExactly("vllm");
+    assertThat(created.path("spec").has("initContainers")).isFalse();
+    assertThat(created.path("metadata").path("annotations").has("inferencecache.io/injected-by"))
+        .isFalse();
+  }
+
+  @Test
   void withTheWebhookDownPodsAreAdmittedAndCustomResourcesRefused() {
     final String ns = namespace("down");
     final ProcessResult cr = refused(ns, policy("p", "{}"));
