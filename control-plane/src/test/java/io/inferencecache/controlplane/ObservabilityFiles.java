@@ -51,20 +51,54 @@ final class ObservabilityFiles {
     return names;
   }
 
+  /**
+   * Series a server exports only with replication on ({@code replication.natsUrl} set); the
+   * live-server check (replication off) leaves them to {@code ReplicationObservabilityIT}.
+   */
+  static final String REPLICATION_SERIES_PREFIX = "inferencecache_replication_";
+
+  /** Whether {@code expr} reads a series only a server with replication on exports. */
+  static boolean readsReplication(final String expr) {
+    return expr.contains(REPLICATION_SERIES_PREFIX);
+  }
+
   private static final Pattern SERIES = Pattern.compile("\\binferencecache_[a-z0-9_]*[a-z0-9]");
 
   private ObservabilityFiles() {}
 
   /** One alerting rule. */
   record Alert(String group, String name, String expr, JsonNode labels, JsonNode annotations) {
-    /** The {@code inferencecache_*} series the expression reads that a server exports. */
+    /**
+     * The {@code inferencecache_*} series the expression reads that a server exports whatever its
+     * configuration (neither the controller's nor the replication ones).
+     */
     Set<String> serverSeries() {
+      final Set<String> names = new LinkedHashSet<>();
+      for (final String name : series()) {
+        if (!name.startsWith(CONTROLLER_SERIES_PREFIX)
+            && !name.startsWith(REPLICATION_SERIES_PREFIX)) {
+          names.add(name);
+        }
+      }
+      return names;
+    }
+
+    /** The {@code inferencecache_replication_*} series the expression reads. */
+    Set<String> replicationSeries() {
+      final Set<String> names = new LinkedHashSet<>();
+      for (final String name : series()) {
+        if (name.startsWith(REPLICATION_SERIES_PREFIX)) {
+          names.add(name);
+        }
+      }
+      return names;
+    }
+
+    private Set<String> series() {
       final Set<String> names = new LinkedHashSet<>();
       final Matcher m = SERIES.matcher(expr);
       while (m.find()) {
-        if (!m.group().startsWith(CONTROLLER_SERIES_PREFIX)) {
-          names.add(m.group());
-        }
+        names.add(m.group());
       }
       return names;
     }

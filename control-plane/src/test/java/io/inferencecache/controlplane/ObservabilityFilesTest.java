@@ -130,6 +130,68 @@ class ObservabilityFilesTest {
         .as("auth failures")
         .contains("inferencecache_snapshot_auth_total")
         .as("JVM memory")
-        .contains("jvm_memory_bytes_used");
+        .contains("jvm_memory_bytes_used")
+        .as("replication: broker connection and lag per replica")
+        .contains("max by (namespace, pod, instance) (inferencecache_replication_connected")
+        .contains("max by (namespace, pod, instance) (inferencecache_replication_lag_milliseconds")
+        .as("replication: applied, unreadable, forwarded and applied-locally rates")
+        .contains("rate(inferencecache_replication_messages_applied_total")
+        .contains("rate(inferencecache_replication_messages_unreadable_total")
+        .contains("rate(inferencecache_replication_forwarded_total")
+        .contains("rate(inferencecache_replication_applied_locally_total")
+        .as("replication: applied sequence spread across the replicas of a job")
+        .contains(
+            "max by (namespace, job) (inferencecache_replication_applied_sequence{namespace=~\"$namespace\"})"
+                + " - min by (namespace, job) (inferencecache_replication_applied_sequence");
+  }
+
+  @Test
+  void dashboardPanelsDoNotOverlapAndEachRowStartsBelowThePanelsAboveIt() {
+    final List<int[]> boxes = new java.util.ArrayList<>();
+    final List<String> titles = new java.util.ArrayList<>();
+    for (final JsonNode p : ObservabilityFiles.dashboard().path("panels")) {
+      final JsonNode g = p.path("gridPos");
+      final int[] box = {
+        g.path("x").asInt(), g.path("y").asInt(), g.path("w").asInt(), g.path("h").asInt()
+      };
+      assertThat(box[0] + box[2])
+          .as(p.path("title").asText() + " fits 24 columns")
+          .isLessThanOrEqualTo(24);
+      for (int i = 0; i < boxes.size(); i++) {
+        final int[] o = boxes.get(i);
+        final boolean apart =
+            box[0] >= o[0] + o[2]
+                || o[0] >= box[0] + box[2]
+                || box[1] >= o[1] + o[3]
+                || o[1] >= box[1] + box[3];
+        assertThat(apart).as(p.path("title").asText() + " overlaps " + titles.get(i)).isTrue();
+      }
+      boxes.add(box);
+      titles.add(p.path("title").asText());
+    }
+  }
+
+  @Test
+  void theReplicationAlertsAreOneGroupAndReadOnlyReplicationSeries() {
+    final List<ObservabilityFiles.Alert> replication =
+        ObservabilityFiles.alerts().stream()
+            .filter(a -> ObservabilityFiles.readsReplication(a.expr()))
+            .toList();
+    assertThat(replication)
+        .extracting(ObservabilityFiles.Alert::name)
+        .containsExactly(
+            "ReplicationBrokerDown",
+            "ReplicationReplicaDisconnected",
+            "ReplicationLagHigh",
+            "ReplicationStalled",
+            "ReplicationMessagesUnreadable",
+            "ReplicationAppliedLocally");
+    for (final ObservabilityFiles.Alert a : replication) {
+      assertThat(a.group()).as(a.name()).isEqualTo("inferencecache-replication");
+      // Only replication series: absent with replication off, so the rule cannot fire there.
+      assertThat(a.serverSeries()).as(a.name()).isEmpty();
+      assertThat(a.expr()).as(a.name()).doesNotContain("absent(");
+      assertThat(a.annotations().path("description").asText()).as(a.name()).isNotBlank();
+    }
   }
 }

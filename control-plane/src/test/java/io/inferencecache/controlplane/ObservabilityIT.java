@@ -49,6 +49,10 @@ class ObservabilityIT {
   private static final String MODEL = "llama-3.1-8b";
   private static final String BEARER = "Bearer controller";
 
+  /** Queries over series every server exports (not the controller's, not replication's). */
+  private static final Predicate<String> SERVER_ONLY =
+      e -> !ObservabilityFiles.readsController(e) && !ObservabilityFiles.readsReplication(e);
+
   private static String run(final Path dir, final String... command) throws Exception {
     final Process p =
         new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
@@ -97,15 +101,14 @@ class ObservabilityIT {
         final ScheduledExecutorService load = Executors.newSingleThreadScheduledExecutor();
         load.scheduleWithFixedDelay(traffic::round, 0, 250, TimeUnit.MILLISECONDS);
         try {
-          assertThat(
-                  ObservabilityFiles.dashboardQueries().values().stream()
-                      .filter(e -> !ObservabilityFiles.readsController(e)))
+          assertThat(ObservabilityFiles.dashboardQueries().values().stream().filter(SERVER_ONLY))
               .hasSizeGreaterThan(20);
           assertDashboardQueriesReturnData(
               prometheus,
-              e -> !ObservabilityFiles.readsController(e),
+              SERVER_ONLY,
               () -> assertThat(traffic.failure.get()).as("traffic").isNull());
           assertEveryRuleIsValidAndItsServerSeriesExist(prometheus);
+          assertReplicationAlertsFindNothingWithReplicationOff(prometheus);
           assertPrometheusEvaluatesEveryRuleGroup(prometheus);
           assertThat(traffic.failure.get()).as("traffic").isNull();
         } finally {
@@ -184,6 +187,31 @@ class ObservabilityIT {
             .isNotEmpty();
       }
     }
+  }
+
+  /**
+   * {@code replication.natsUrl} is empty here: the server exports no replication series at all, so
+   * no replication alert's expression returns anything.
+   */
+  private static void assertReplicationAlertsFindNothingWithReplicationOff(
+      final PrometheusProcess prometheus) throws Exception {
+    assertThat(
+            prometheus
+                .query(
+                    "count({__name__=~\"" + ObservabilityFiles.REPLICATION_SERIES_PREFIX + ".*\"})")
+                .at("/data/result"))
+        .as("replication series of a server with replication off")
+        .isEmpty();
+    int checked = 0;
+    for (final ObservabilityFiles.Alert alert : ObservabilityFiles.alerts()) {
+      if (ObservabilityFiles.readsReplication(alert.expr())) {
+        assertThat(prometheus.query(alert.expr()).at("/data/result"))
+            .as(alert.name() + " with replication off")
+            .isEmpty();
+        checked++;
+      }
+    }
+    assertThat(checked).as("replication alerts").isGreaterThanOrEqualTo(6);
   }
 
   private static void assertPrometheusEvaluatesEveryRuleGroup(final PrometheusProcess prometheus) {
