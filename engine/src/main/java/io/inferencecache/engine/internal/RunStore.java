@@ -713,6 +713,18 @@ public final class RunStore implements Closeable {
     put(wk, locStore, RunLayout.LOCATOR_HASH_OFFSET + m.hashLen);
   }
 
+  /**
+   * Stores {@code value} under {@code key}; throws {@link IllegalStateException} if the map has no
+   * room, the entry then holding what it held before. A value no larger than the stored one is
+   * replaced in place. A larger one is never passed to {@code doReplaceValue}: when Chronicle has
+   * to move a growing entry and finds no room, it throws after freeing the entry's chunks, while
+   * its hash-lookup slot still names them (the entry reads as before until a later insert in the
+   * segment reuses the chunks: the key is then gone, or names the other key's bytes, and the
+   * segment's size is one short). So the entry is removed and the new value inserted, in the same
+   * context (the segment's write lock held throughout: readers see the old value or the new one);
+   * if the insert is refused, the old value, copied first, is inserted back into the space its
+   * removal freed.
+   */
   private void put(final KeyBuffer key, final BytesStore<?, byte[]> value, final int len) {
     try (ExternalMapQueryContext<byte[], byte[], ?> c =
         map.queryContext(key.store, 0, key.length)) {
@@ -721,11 +733,32 @@ public final class RunStore implements Closeable {
       final Data<byte[]> data = c.wrapValueBytesAsData(value, 0, len);
       if (e == null) {
         c.absentEntry().doInsert(data);
-      } else {
+        return;
+      }
+      final Data<byte[]> stored = e.value();
+      final int storedLen = (int) stored.size();
+      if (len <= storedLen) {
         e.doReplaceValue(data);
+        return;
+      }
+      if (prev.length < storedLen) {
+        prev = new byte[Math.max(storedLen, prev.length * 2)];
+        prevStore = BytesStore.wrap(prev);
+      }
+      stored.bytes().read(stored.offset(), prev, 0, storedLen);
+      e.doRemove();
+      try {
+        c.absentEntry().doInsert(data);
+      } catch (IllegalStateException full) {
+        c.absentEntry().doInsert(c.wrapValueBytesAsData(prevStore, 0, storedLen));
+        throw full;
       }
     }
   }
+
+  // The value put() replaces while it inserts a larger one (restored if the insert is refused).
+  private byte[] prev = new byte[4096];
+  private BytesStore<?, byte[]> prevStore = BytesStore.wrap(prev);
 
   private void removeEntry(final KeyBuffer key) {
     try (ExternalMapQueryContext<byte[], byte[], ?> c =
