@@ -13,12 +13,12 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
 import org.junit.jupiter.api.Test;
 
 /**
- * Pins the Chronicle Map behaviour {@code RunStore}'s writes work around: replacing a value with a
+ * Pins the Chronicle Map behaviour {@link RunEntries}' writes work around: replacing a value with a
  * larger one that does not fit where the entry is, in a full map, throws after the entry's chunks
  * were freed, its hash-lookup slot still naming them. The entry reads as before until the next
  * insert in the segment takes those chunks; then its key is gone and the slot names the new key (an
  * iteration visits that key twice). If this test fails after a Chronicle upgrade, the library no
- * longer loses such an entry and {@code RunStore}'s remove-and-insert of a growing value could go
+ * longer loses such an entry and {@code RunEntries}' remove-and-insert of a growing value could go
  * back to an in-place replace.
  */
 class ChronicleRefusedGrowthTest {
