@@ -11,15 +11,28 @@ import java.util.Set;
 /**
  * Test listener that records every stored and removed prefix entry by its hash (read as UTF-8):
  * {@link #stored} lists hashes, {@link #removed} lists {@code "<reason> <hash>"}, and {@link
- * #events} keeps both in order as {@code "+hash"} / {@code "-hash"}.
+ * #events} keeps both in order as {@code "+hash"} / {@code "-hash"}; {@link #holderEvents} the same
+ * as {@code "+replica hash"} / {@code "-replica hash"}, for tests with several holders per block.
  */
 final class RecordedChanges implements IndexListener {
   final List<String> stored = new ArrayList<>();
   final List<String> removed = new ArrayList<>();
   final List<String> events = new ArrayList<>();
+  final List<String> holderEvents = new ArrayList<>();
 
   /** Replays {@link #events}: every removal follows a store; returns what is stored at the end. */
   Set<String> replay() {
+    return replay(events);
+  }
+
+  /**
+   * Replays {@link #holderEvents}: returns the {@code "replica hash"} holders stored at the end.
+   */
+  Set<String> replayHolders() {
+    return replay(holderEvents);
+  }
+
+  private static Set<String> replay(final List<String> events) {
     final Set<String> live = new HashSet<>();
     for (String e : events) {
       if (e.charAt(0) == '+') {
@@ -49,6 +62,7 @@ final class RecordedChanges implements IndexListener {
     final String h = new String(hash, StandardCharsets.UTF_8);
     stored.add(h);
     events.add("+" + h);
+    holderEvents.add("+" + replica + " " + h);
   }
 
   @Override
@@ -64,5 +78,6 @@ final class RecordedChanges implements IndexListener {
     final String h = new String(hash, StandardCharsets.UTF_8);
     removed.add(reason + " " + h);
     events.add("-" + h);
+    holderEvents.add("-" + replica + " " + h);
   }
 }

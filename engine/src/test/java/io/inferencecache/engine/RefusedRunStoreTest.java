@@ -47,6 +47,17 @@ class RefusedRunStoreTest extends IndexTestSupport {
     return out;
   }
 
+  /** Chain {@code c}'s first {@code n} blocks with 100-byte hashes (the map is sized for 8). */
+  private static String[] wideChain(final int c, final int n) {
+    final String[] out = chain(c, 0, n);
+    for (int b = 0; b < n; b++) {
+      out[b] += WIDE_PAD;
+    }
+    return out;
+  }
+
+  private static final String WIDE_PAD = "-".repeat(92);
+
   private boolean probePresent(final String hash) {
     return present(PROBE, "m", "vllm", "", hash, "p");
   }
@@ -85,6 +96,95 @@ class RefusedRunStoreTest extends IndexTestSupport {
     assertThat(index.reservedEntries()).isEqualTo(live.size());
     assertThat((long) index.arena().used()).as("LFU slots in use").isEqualTo(live.size());
     assertThat(index.verifyCounts()).isEmpty();
+  }
+
+  /**
+   * A run the full probe map has no room to grow (a second holder on each of its blocks) stays
+   * stored while later inserts take whatever space the map has left: after every update each holder
+   * the index counts is stored, found by lookups, and a recount equals the counters.
+   */
+  @Test
+  void aRunRefusedRoomToGrowStaysStoredThroughLaterInserts() {
+    final RecordedChanges changes = openSmallRuns(baseConfig());
+    growEveryChainOfAFullMap(PROBE, changes);
+    assertThat(index.droppedFull()).as("growth was refused").isPositive();
+  }
+
+  /** The same in the main map, where a refused run is retried after eviction makes room. */
+  @Test
+  void aRunRefusedRoomToGrowInTheMainMapIsStoredOrEvictedAndReported() {
+    final RecordedChanges changes =
+        openSmallRuns(baseConfig().maxEntries(4_000).averageHoldersPerKey(4.0));
+    growEveryChainOfAFullMap("t", changes);
+    assertThat(changes.removed)
+        .as("the map made room")
+        .isNotEmpty()
+        .allMatch(x -> x.startsWith("cap "));
+  }
+
+  /**
+   * Fills the map with 12-block chains of replica p, then gives every chain a second holder q (its
+   * runs grow), each followed by a new one-block chain that takes any space left; checks the index
+   * after every update.
+   */
+  private void growEveryChainOfAFullMap(final String tenant, final RecordedChanges changes) {
+    final List<String[]> chains = new ArrayList<>();
+    while (changes.removed.isEmpty() && index.droppedFull() == 0 && chains.size() < 2_000) {
+      clock.advance(1, TimeUnit.MILLISECONDS);
+      chains.add(wideChain(chains.size(), 12));
+      ingest(update(tenant, "m", "vllm", "p").chain(16, chains.get(chains.size() - 1)));
+    }
+    assertThat(chains).as("the map filled").hasSizeLessThan(2_000);
+    final int grown = chains.size();
+    for (int c = 0; c < grown; c++) {
+      clock.advance(1, TimeUnit.MILLISECONDS);
+      ingest(update(tenant, "m", "vllm", "q").chain(16, chains.get(c)));
+      assertEveryCountedHolderStored(tenant, changes, chains);
+      chains.add(wideChain(chains.size(), 1));
+      ingest(update(tenant, "m", "vllm", "p").chain(16, chains.get(chains.size() - 1)));
+      assertEveryCountedHolderStored(tenant, changes, chains);
+    }
+    assertThat(changes.replayHolders()).as("some runs grew").anyMatch(h -> h.startsWith("q "));
+  }
+
+  /**
+   * Every holder the listener was told is stored (and not removed since) is counted, stored and
+   * matched by a lookup of its chain; nothing else is stored; a recount equals the counters.
+   */
+  private void assertEveryCountedHolderStored(
+      final String tenant, final RecordedChanges changes, final List<String[]> chains) {
+    final Set<String> live = changes.replayHolders();
+    assertThat(index.verifyCounts()).as("recount equals the counters").isEmpty();
+    assertThat(tenant.equals(PROBE) ? index.reservedEntries() : index.totalEntries())
+        .as("counted holders")
+        .isEqualTo(live.size());
+    assertThat((long) index.arena().used()).as("LFU slots in use").isEqualTo(live.size());
+    for (String[] c : chains) {
+      index.lookupRoute(IndexFixtures.chainReq(tenant, "m", "vllm", 16, c), r);
+      for (String replica : List.of("p", "q")) {
+        int leading = 0;
+        while (leading < c.length && live.contains(replica + " " + c[leading])) {
+          leading++;
+        }
+        assertThat(matchedTokens(replica))
+            .as("chain %s matched for %s", c[0], replica)
+            .isEqualTo(16 * leading);
+        for (String h : c) {
+          assertThat(present(tenant, "m", "vllm", "", h, replica))
+              .as("%s %s stored iff reported so", replica, h)
+              .isEqualTo(live.contains(replica + " " + h));
+        }
+      }
+    }
+  }
+
+  private int matchedTokens(final String replica) {
+    for (int i = 0; i < r.size(); i++) {
+      if (index.replicaName(r.replicaId(i)).equals(replica)) {
+        return r.matchedTokens(i);
+      }
+    }
+    return 0;
   }
 
   @Test

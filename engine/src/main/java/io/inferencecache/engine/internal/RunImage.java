@@ -305,6 +305,28 @@ final class RunImage {
     return gen[row * cols + col];
   }
 
+  /** Writes row {@code row}'s map key (partition id, then the row's hash) into {@code k}. */
+  void rowKey(final int row, final KeyBuffer k) {
+    k.bytes[0] = (byte) (partition >>> 24);
+    k.bytes[1] = (byte) (partition >>> 16);
+    k.bytes[2] = (byte) (partition >>> 8);
+    k.bytes[3] = (byte) partition;
+    System.arraycopy(hashes, row * hashLen, k.bytes, HolderLayout.KEY_PARTITION_BYTES, hashLen);
+    k.length = HolderLayout.KEY_PARTITION_BYTES + hashLen;
+  }
+
+  /** Copies cell {@code (row, col)} into record {@code i} of {@code dst} (the v1 record format). */
+  void copyCell(final HolderBuffer dst, final int i, final int row, final int col) {
+    dst.put(
+        i,
+        seen(row, col),
+        cellTokens(row, col),
+        holders[col],
+        slot(row, col),
+        gen(row, col),
+        tier(row, col));
+  }
+
   void clear(final int row, final int col) {
     final int i = row * cols + col;
     if (pal[i] >= 0) {

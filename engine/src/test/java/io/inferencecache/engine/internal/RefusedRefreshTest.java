@@ -99,7 +99,41 @@ class RefusedRefreshTest {
       }
       assertThat(refreshed).as("some refreshes were stored").isPositive();
       assertThat(before).isNotEmpty();
+      // a refused store keeps every block where it was, also once later inserts take free space
+      for (int f = 0; f < 200; f++) {
+        s.chainStart();
+        k.set(7, hash(String.format("g%07d", f)), 0, 8);
+        s.upsert(k, 1, 16, 1L, 1, arena);
+        s.flush();
+      }
+      final Map<String, Integer> after = tiers(s);
+      for (int c = 0; c < CHAINS; c++) {
+        for (int b = 0; b < ROWS; b++) {
+          assertThat(after).as("block %s stored", block(c, b)).containsKey(block(c, b));
+        }
+      }
+      assertThat(s.entries()).as("entries: runs and locators").isEqualTo(entryCount(s));
     }
+  }
+
+  /** Entries a scan of the map visits (each once), to compare with Chronicle's own count. */
+  private static long entryCount(final RunStore s) {
+    final Set<String> keys = new HashSet<>();
+    long visits = 0;
+    for (int seg = 0; seg < s.segments(); seg++) {
+      try (net.openhft.chronicle.map.MapSegmentContext<byte[], byte[], ?> c =
+          s.map.segmentContext(seg)) {
+        final long[] n = {0};
+        c.forEachSegmentEntry(
+            e -> {
+              keys.add(java.util.Arrays.toString(e.key().get()));
+              n[0]++;
+            });
+        visits += n[0];
+      }
+    }
+    assertThat(visits).as("no entry visited twice").isEqualTo(keys.size());
+    return visits;
   }
 
   /** Per stored block key: its holder's tier if it was refreshed (lastSeen 2), else -1. */
