@@ -35,6 +35,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code mode=refresh}: re-reports a chain a replica already holds in the pinned shape of
  *       {@code refreshChains} chains (16 holders a key), so each upsert rewrites one holder record
  *       of a 16-holder key.
+ *   <li>{@code mode=newHolder}: each iteration starts from {@value #GROW_CHAINS} chains held by one
+ *       replica; each call reports one of them for a replica that does not hold it yet, so every
+ *       upsert adds a holder to a stored key (a run's entry grows).
  * </ul>
  */
 @BenchmarkMode(Mode.Throughput)
@@ -54,10 +57,13 @@ public class IngestBenchmark {
   /** Storage entries a fresh newKeys index has room for: more than one iteration can add. */
   private static final long NEW_KEYS_CAPACITY = 16_000_000L;
 
+  /** Chains a newHolder iteration starts from; each can gain 15 holders. */
+  private static final int GROW_CHAINS = 2048;
+
   @Param({IndexUnderTest.OFFHEAP, IndexUnderTest.OFFHEAP_V1, IndexUnderTest.ONHEAP})
   public String impl;
 
-  @Param({"newKeys", "refresh"})
+  @Param({"newKeys", "refresh", "newHolder"})
   public String mode;
 
   /** Chains of the pinned-shape index that refresh runs against (781 = 800k holder-blocks). */
@@ -66,6 +72,8 @@ public class IngestBenchmark {
 
   private IndexUnderTest index;
   private boolean newKeys;
+  private boolean newHolder;
+  private int growCalls;
 
   // newKeys: one chain whose hashes are rewritten before each call.
   private final List<byte[]> hashes = new ArrayList<>(BLOCKS);
@@ -81,6 +89,7 @@ public class IngestBenchmark {
   @Setup(Level.Trial)
   public void setUpTrial() {
     newKeys = mode.equals("newKeys");
+    newHolder = mode.equals("newHolder");
     java.util.Arrays.fill(counts, TOKENS);
     for (int b = 0; b < BLOCKS; b++) {
       hashes.add(new byte[8]);
@@ -88,7 +97,7 @@ public class IngestBenchmark {
     for (int r = 0; r < replicas.length; r++) {
       replicas[r] = String.format("writer-%02d", r);
     }
-    if (newKeys) {
+    if (newKeys || newHolder) {
       return;
     }
     final SyntheticChains w = SyntheticChains.pinned(refreshChains);
@@ -104,6 +113,23 @@ public class IngestBenchmark {
 
   @Setup(Level.Iteration)
   public void setUpIteration() {
+    if (newHolder) {
+      if (index != null) {
+        index.close();
+      }
+      index =
+          IndexUnderTest.open(
+              impl,
+              new IndexConfig()
+                  .maxEntries(4L * GROW_CHAINS * BLOCKS)
+                  .averageHashBytes(8)
+                  .averageHoldersPerKey(16.0));
+      for (int c = 0; c < GROW_CHAINS; c++) {
+        index.ingest(chainUpdate(c, 0));
+      }
+      growCalls = 0;
+      return;
+    }
     if (!newKeys) {
       return;
     }
@@ -122,6 +148,10 @@ public class IngestBenchmark {
 
   @TearDown(Level.Iteration)
   public void checkIteration() {
+    if (newHolder && growCalls > GROW_CHAINS * (replicas.length - 1)) {
+      throw new IllegalStateException(
+          "newHolder ran out of replicas to add (" + growCalls + " calls); raise GROW_CHAINS");
+    }
     if (newKeys && index.totalEntries() != ingestedThisIteration) {
       throw new IllegalStateException(
           "newKeys index evicted or dropped entries: "
@@ -137,26 +167,33 @@ public class IngestBenchmark {
     index.close();
   }
 
+  /** Chain {@code c}'s 64 blocks reported by replica {@code r} (the hashes rewritten in place). */
+  private IngestUpdate chainUpdate(final long c, final int r) {
+    final long base = c * BLOCKS;
+    for (int b = 0; b < BLOCKS; b++) {
+      Workload.putLongBe(hashes.get(b), SyntheticChains.mix64(~(base + b)));
+    }
+    return new IngestUpdate(
+        replicas[r],
+        Workload.MODEL,
+        Workload.TENANT,
+        Workload.SCHEME,
+        0,
+        "",
+        List.of(IngestPrefix.chain(hashes, counts, 0)),
+        null);
+  }
+
   @Benchmark
   @OperationsPerInvocation(BLOCKS)
   public void upsertBlocks() {
     if (newKeys) {
       final long c = chain++;
-      final long base = c * BLOCKS;
-      for (int b = 0; b < BLOCKS; b++) {
-        Workload.putLongBe(hashes.get(b), SyntheticChains.mix64(~(base + b)));
-      }
-      index.ingest(
-          new IngestUpdate(
-              replicas[(int) (c & 15)],
-              Workload.MODEL,
-              Workload.TENANT,
-              Workload.SCHEME,
-              0,
-              "",
-              List.of(IngestPrefix.chain(hashes, counts, 0)),
-              null));
+      index.ingest(chainUpdate(c, (int) (c & 15)));
       ingestedThisIteration += BLOCKS;
+    } else if (newHolder) {
+      final int call = growCalls++;
+      index.ingest(chainUpdate(call % GROW_CHAINS, 1 + (call / GROW_CHAINS) % 15));
     } else {
       index.ingest(pool[next++ & (POOL - 1)]);
     }
