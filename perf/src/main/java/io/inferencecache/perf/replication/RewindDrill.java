@@ -37,7 +37,8 @@ final class RewindDrill {
   record Result(
       String digestBefore,
       String digestAfter,
-      long prefixMatches,
+      long fullMatches,
+      long partialMatches,
       long reapplied,
       long lookups,
       long lookupErrors,
@@ -58,8 +59,10 @@ final class RewindDrill {
           + reapplied
           + " reapply_ms="
           + reapplyMillis
-          + " prefix_matches="
-          + prefixMatches
+          + " full_matches="
+          + fullMatches
+          + " partial_matches="
+          + partialMatches
           + " digest_before="
           + digestBefore.substring(0, 16)
           + " digest_after="
@@ -148,6 +151,7 @@ final class RewindDrill {
           before,
           after[0],
           Long.parseLong(after[1]),
+          Long.parseLong(after[2]),
           ingest.applied() - appliedBefore,
           lookups.get(),
           errors.get(),
@@ -183,29 +187,39 @@ final class RewindDrill {
     index.lookupRoute(req, res);
   }
 
-  /** {SHA-256 hex of every chain's answer, PREFIX_MATCH count}. */
+  /**
+   * {SHA-256 hex of every chain's answer, chains a holder matches in full, chains matched only in
+   * part}.
+   */
   static String[] digest(final CacheIndex index, final long universe, final int blocks)
       throws NoSuchAlgorithmException {
     final MessageDigest sha = MessageDigest.getInstance("SHA-256");
     final LookupRequest req = new LookupRequest();
     final LookupResult res = new LookupResult();
-    long matches = 0;
+    long full = 0;
+    long partial = 0;
     final List<String> holders = new ArrayList<>();
     for (long k = 0; k < universe; k++) {
       lookup(index, req, res, k, blocks);
-      final String reason = res.outcome().reasonCode();
-      if ("PREFIX_MATCH".equals(reason)) {
-        matches++;
-      }
       holders.clear();
+      int best = 0;
       for (int i = 0; i < res.size(); i++) {
         if (res.matchedTokens(i) > 0) {
           holders.add(index.replicaName(res.replicaId(i)) + ":" + res.matchedTokens(i));
+          best = Math.max(best, res.matchedTokens(i));
         }
       }
+      if (best == 16 * blocks) {
+        full++;
+      } else if (best > 0) {
+        partial++;
+      }
       holders.sort(null);
-      sha.update((k + "=" + reason + holders + "\n").getBytes(StandardCharsets.UTF_8));
+      sha.update(
+          (k + "=" + res.outcome().reasonCode() + holders + "\n").getBytes(StandardCharsets.UTF_8));
     }
-    return new String[] {HexFormat.of().formatHex(sha.digest()), Long.toString(matches)};
+    return new String[] {
+      HexFormat.of().formatHex(sha.digest()), Long.toString(full), Long.toString(partial)
+    };
   }
 }
