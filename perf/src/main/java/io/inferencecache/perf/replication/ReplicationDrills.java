@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
     },
     description = "Replication catch-up times, ingest throughput and fault drills.")
 public final class ReplicationDrills {
-  private ReplicationDrills() {}
+  ReplicationDrills() {}
 
   /** Exit codes: 0 every check passed, 1 a check failed, 2 usage error. */
   public static void main(final String[] args) {
