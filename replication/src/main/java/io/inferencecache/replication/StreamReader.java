@@ -32,18 +32,20 @@ import org.slf4j.LoggerFactory;
  * <p>Reconnection: when the connection comes back (a broker restart, a network cut) the reader
  * replaces its consumer at once with a new one starting after the last sequence it handled (or the
  * applied one, when larger), instead of waiting for the client to notice missed heartbeats (three
- * idle heartbeats of half {@link #PULL_EXPIRES_MILLIS}, 6 s, after the connection is back).
- * Messages the old consumer still delivers are dropped, so the handler sees every sequence once and
- * in order.
+ * idle heartbeats of half {@link #PULL_EXPIRES_MILLIS} after the connection is back). Messages the
+ * old consumer still delivers are dropped, so the handler sees every sequence once and in order.
  */
 public final class StreamReader implements AutoCloseable {
   /** Pause between attempts to create the consumer. */
   public static final long RETRY_MILLIS = 500;
 
   /**
-   * Lifetime of one pull request; the broker's idle heartbeat is half of it, and a consumer that
-   * misses heartbeats (a broker restarted) is recreated by the client after a few, so this bounds
-   * how long a replica stays behind after the broker comes back.
+   * Lifetime of one pull request. The broker's idle heartbeat is half of it, and the client
+   * recreates a consumer that got neither a message nor a heartbeat for three heartbeat periods (6
+   * s). A consumer left without a pull request (seen with nats-server 2.9.10 on a replica that
+   * falls idle between bursts, logged as {@code event=replication_heartbeat_alarm}) only resumes
+   * then, an 8 s stall. Shorter pulls shorten that stall but make it more frequent (1 s pulls: 2 s
+   * stalls even at trace pace, where 4 s pulls showed none; perf/README.md), so 4 s is kept.
    */
   public static final long PULL_EXPIRES_MILLIS = 4_000;
 
