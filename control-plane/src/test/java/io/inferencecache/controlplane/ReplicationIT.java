@@ -23,6 +23,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -132,6 +134,41 @@ class ReplicationIT {
     return out;
   }
 
+  /** LookupRoute in a loop on every given replica until closed; counts calls that failed. */
+  private static final class BackgroundLookups implements AutoCloseable {
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final AtomicLong calls = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+    private final Thread thread;
+
+    BackgroundLookups(final List<ServeProcess> replicas, final int universe) {
+      thread =
+          new Thread(
+              () -> {
+                for (int n = 0; running.get(); n++) {
+                  try {
+                    answer(replicas.get(n % replicas.size()), n % universe);
+                    calls.incrementAndGet();
+                  } catch (RuntimeException e) {
+                    errors.incrementAndGet();
+                  }
+                }
+              },
+              "background-lookups");
+      thread.start();
+    }
+
+    @Override
+    public void close() {
+      running.set(false);
+      try {
+        thread.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
   private long lastStreamSequence() throws Exception {
     try (ReplicationStream s =
         ReplicationStream.connect(
@@ -201,6 +238,29 @@ class ReplicationIT {
     awaitApplied(a, after);
     assertThat(digest(a, 310)).isEqualTo(digest(b, 310));
     assertThat(answer(a, 295)).endsWith("[engine-0]");
+
+    // engine-0's subscriber restarts under lookups and ingest: the new one's full state rolls the
+    // subject up; both replicas drop what the old one reported and answer alike.
+    final BackgroundLookups lookups = new BackgroundLookups(List.of(a, b), 310);
+    closeables.add(lookups);
+    engine0.close();
+    final JetStreamUpdateSink restarted = sink("engine-0");
+    CacheStateReports.send(
+        b.channel(),
+        10,
+        CacheStateReports.chain("engine-1", "m", "t", 8, i -> ByteString.copyFrom(hash(310 + i))));
+    restarted.resync(update("engine-0", 500, 30));
+    final long rolled = lastStreamSequence();
+    awaitApplied(a, rolled);
+    awaitApplied(b, rolled);
+    lookups.close();
+    assertThat(lookups.errors).hasValue(0);
+    assertThat(lookups.calls.get()).isPositive();
+    assertThat(answer(a, 7)).doesNotStartWith("PREFIX_MATCH"); // the old subscriber's report
+    assertThat(answer(b, 295)).doesNotStartWith("PREFIX_MATCH");
+    assertThat(answer(a, 515)).isEqualTo("PREFIX_MATCH[engine-0]");
+    assertThat(answer(b, 317)).isEqualTo("PREFIX_MATCH[engine-1]");
+    assertThat(digest(a, 530)).isEqualTo(digest(b, 530));
   }
 
   @Test
@@ -216,6 +276,8 @@ class ReplicationIT {
     awaitApplied(a, first);
     awaitApplied(b, first);
 
+    final BackgroundLookups background = new BackgroundLookups(List.of(a, b), 50);
+    closeables.add(background);
     nats.server().kill();
     await()
         .atMost(Duration.ofSeconds(30))
@@ -253,6 +315,9 @@ class ReplicationIT {
     final long resumed = lastStreamSequence();
     awaitApplied(a, resumed);
     awaitApplied(b, resumed);
+    background.close();
+    assertThat(background.errors).hasValue(0);
+    assertThat(background.calls.get()).isPositive();
     assertThat(answer(a, 110)).isEqualTo("PREFIX_MATCH[engine-0]");
     assertThat(answer(b, 110)).isEqualTo("PREFIX_MATCH[engine-0]");
     assertThat(answer(b, 10)).doesNotStartWith("PREFIX_MATCH"); // replaced by the new full state

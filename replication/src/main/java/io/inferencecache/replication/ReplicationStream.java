@@ -2,10 +2,12 @@ package io.inferencecache.replication;
 
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
+import io.nats.client.Consumer;
 import io.nats.client.ErrorListener;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
+import io.nats.client.JetStreamSubscription;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.DiscardPolicy;
@@ -17,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +39,9 @@ public final class ReplicationStream implements AutoCloseable {
   private final StreamSettings settings;
   private final Connection connection;
   private final List<Runnable> onConnected = new CopyOnWriteArrayList<>();
+  private final AtomicLong connections = new AtomicLong();
+  private final AtomicLong heartbeatAlarms = new AtomicLong();
+  private final AtomicLong slowConsumers = new AtomicLong();
 
   private ReplicationStream(final StreamSettings settings, final String clientName)
       throws IOException, InterruptedException {
@@ -48,7 +54,7 @@ public final class ReplicationStream implements AutoCloseable {
             .reconnectWait(Duration.ofMillis(250))
             .connectionTimeout(Duration.ofSeconds(2))
             .connectionListener(this::connectionEvent)
-            .errorListener(new ErrorListener() {})
+            .errorListener(new Alarms())
             .build();
     this.connection = Nats.connectReconnectOnConnect(options);
   }
@@ -77,6 +83,7 @@ public final class ReplicationStream implements AutoCloseable {
   private void connectionEvent(final Connection c, final ConnectionListener.Events event) {
     switch (event) {
       case CONNECTED, RECONNECTED -> {
+        connections.incrementAndGet();
         LOG.info(
             "event=replication_broker_connected url={} stream={}", c.getConnectedUrl(), name());
         for (Runnable r : onConnected) {
@@ -91,6 +98,43 @@ public final class ReplicationStream implements AutoCloseable {
   }
 
   /**
+   * The client's alarms, logged and counted: a heartbeat alarm is a consumer that got neither a
+   * message nor the broker's idle heartbeat for three heartbeat periods (the ordered consumer is
+   * then recreated by the client); a slow consumer is a subscription whose pending buffer
+   * overflowed.
+   */
+  private final class Alarms implements ErrorListener {
+    @Override
+    public void heartbeatAlarm(
+        final Connection conn,
+        final JetStreamSubscription sub,
+        final long lastStreamSequence,
+        final long lastConsumerSequence) {
+      heartbeatAlarms.incrementAndGet();
+      LOG.warn(
+          "event=replication_heartbeat_alarm stream={} last_stream_sequence={}: consumer recreated",
+          name(),
+          lastStreamSequence);
+    }
+
+    @Override
+    public void slowConsumerDetected(final Connection conn, final Consumer consumer) {
+      slowConsumers.incrementAndGet();
+      LOG.warn("event=replication_slow_consumer stream={}", name());
+    }
+  }
+
+  /** Heartbeat alarms of this connection's consumers so far (see {@link Alarms}). */
+  public long heartbeatAlarms() {
+    return heartbeatAlarms.get();
+  }
+
+  /** Slow-consumer reports of this connection so far. */
+  public long slowConsumers() {
+    return slowConsumers.get();
+  }
+
+  /**
    * Runs {@code r} on the client's thread after every (re)connection; and now, on the caller's
    * thread, when already connected.
    */
@@ -99,6 +143,14 @@ public final class ReplicationStream implements AutoCloseable {
     if (connected()) {
       r.run();
     }
+  }
+
+  /**
+   * How many times the connection came up (first connection and every reconnection) since this
+   * stream was created.
+   */
+  long connections() {
+    return connections.get();
   }
 
   /** Whether the connection is up now. */

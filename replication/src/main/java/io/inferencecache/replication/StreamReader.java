@@ -28,15 +28,24 @@ import org.slf4j.LoggerFactory;
  * nothing to read. While the broker is down the reader retries every {@value #RETRY_MILLIS} ms.
  * When the stored sequence is beyond the stream's last one (the stream was recreated), the reader
  * reads the stream from its start.
+ *
+ * <p>Reconnection: when the connection comes back (a broker restart, a network cut) the reader
+ * replaces its consumer at once with a new one starting after the last sequence it handled (or the
+ * applied one, when larger), instead of waiting for the client to notice missed heartbeats (three
+ * idle heartbeats of half {@link #PULL_EXPIRES_MILLIS} after the connection is back). Messages the
+ * old consumer still delivers are dropped, so the handler sees every sequence once and in order.
  */
 public final class StreamReader implements AutoCloseable {
   /** Pause between attempts to create the consumer. */
   public static final long RETRY_MILLIS = 500;
 
   /**
-   * Lifetime of one pull request; the broker's idle heartbeat is half of it, and a consumer that
-   * misses heartbeats (a broker restarted) is recreated by the client after a few, so this bounds
-   * how long a replica stays behind after the broker comes back.
+   * Lifetime of one pull request. The broker's idle heartbeat is half of it, and the client
+   * recreates a consumer that got neither a message nor a heartbeat for three heartbeat periods (6
+   * s). A consumer left without a pull request (seen with nats-server 2.9.10 on a replica that
+   * falls idle between bursts, logged as {@code event=replication_heartbeat_alarm}) only resumes
+   * then, an 8 s stall. Shorter pulls shorten that stall but make it more frequent (1 s pulls: 2 s
+   * stalls even at trace pace, where 4 s pulls showed none; perf/README.md), so 4 s is kept.
    */
   public static final long PULL_EXPIRES_MILLIS = 4_000;
 
@@ -65,7 +74,11 @@ public final class StreamReader implements AutoCloseable {
             t.setDaemon(true);
             return t;
           });
+  private final Object applying = new Object();
   private volatile MessageConsumer consumer;
+  private volatile long consumerConnection;
+  private volatile int generation;
+  private volatile long consumersCreated;
   private volatile long target = Long.MAX_VALUE;
   private volatile boolean caughtUp;
   private volatile boolean closed;
@@ -88,13 +101,30 @@ public final class StreamReader implements AutoCloseable {
   }
 
   private void open() {
-    if (closed || consumer != null) {
+    if (closed) {
       return;
     }
+    final MessageConsumer previous = consumer;
+    if (previous != null) {
+      if (stream.connections() <= consumerConnection) {
+        return;
+      }
+      // The connection came back since this consumer was made: replace it now.
+      closeQuietly(previous);
+      consumer = null;
+    }
     try {
+      final long connectionNow = stream.connections();
+      // From here on the old consumer's deliveries are dropped, so the applied sequence read below
+      // is final for it and the new consumer starts right after it.
+      final int gen;
+      synchronized (applying) {
+        gen = ++generation;
+      }
       final StreamInfo info = stream.ensureStream();
       final long last = info.getStreamState().getLastSequence();
-      long applied = appliedSequence.getAsLong();
+      // After a reconnection: what this reader handed over is applied, whatever the supplier says.
+      long applied = Math.max(appliedSequence.getAsLong(), lastSequence);
       if (applied > last) {
         LOG.warn(
             "event=replication_stream_behind stream={} applied={} last={}: reading it from the start",
@@ -102,6 +132,7 @@ public final class StreamReader implements AutoCloseable {
             applied,
             last);
         applied = 0;
+        lastSequence = 0;
       }
       target = last;
       if (applied >= last) {
@@ -117,7 +148,10 @@ public final class StreamReader implements AutoCloseable {
       consumer =
           sc.createOrderedConsumer(cfg)
               .consume(
-                  ConsumeOptions.builder().expiresIn(PULL_EXPIRES_MILLIS).build(), this::onMessage);
+                  ConsumeOptions.builder().expiresIn(PULL_EXPIRES_MILLIS).build(),
+                  msg -> onMessage(gen, msg));
+      consumerConnection = connectionNow;
+      consumersCreated++;
       LOG.info(
           "event=replication_reader_started stream={} from={} catch_up_to={}",
           stream.name(),
@@ -132,7 +166,15 @@ public final class StreamReader implements AutoCloseable {
     }
   }
 
-  private void onMessage(final Message msg) {
+  private void onMessage(final int gen, final Message msg) {
+    synchronized (applying) {
+      if (gen == generation) {
+        handle(msg);
+      }
+    }
+  }
+
+  private void handle(final Message msg) {
     final NatsJetStreamMetaData meta = msg.metaData();
     final long seq = meta.streamSequence();
     final String kindHeader =
@@ -162,6 +204,11 @@ public final class StreamReader implements AutoCloseable {
     return consumer != null;
   }
 
+  /** Consumers this reader created: 1 after the first, one more per reconnection or retry. */
+  public long consumersCreated() {
+    return consumersCreated;
+  }
+
   /** The last stream sequence handed to the handler by this reader (0: none yet). */
   public long lastSequence() {
     return lastSequence;
@@ -174,11 +221,15 @@ public final class StreamReader implements AutoCloseable {
     opener.shutdownNow();
     final MessageConsumer c = consumer;
     if (c != null) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        LOG.debug("closing the replication consumer: {}", e.toString());
-      }
+      closeQuietly(c);
+    }
+  }
+
+  private static void closeQuietly(final MessageConsumer c) {
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.debug("closing the replication consumer: {}", e.toString());
     }
   }
 }

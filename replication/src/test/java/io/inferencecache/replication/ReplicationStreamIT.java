@@ -133,8 +133,9 @@ class ReplicationStreamIT {
     final String subject = StreamRecord.subject("ic-test", "", "m", "r");
     p.publish(subject, StreamRecord.Kind.UPDATE, b("before"), false);
     final List<Got> got = new CopyOnWriteArrayList<>();
-    reader(s, 0, got);
+    final StreamReader r = reader(s, 0, got);
     await().atMost(Duration.ofSeconds(10)).until(() -> got.size() == 1);
+    final long consumersBefore = r.consumersCreated();
 
     nats.server().kill();
     await().atMost(Duration.ofSeconds(10)).until(() -> !s.connected());
@@ -151,6 +152,9 @@ class ReplicationStreamIT {
         .until(() -> p.publish(subject, StreamRecord.Kind.UPDATE, b("after"), false) > 0);
     await().atMost(Duration.ofSeconds(30)).until(() -> got.size() >= 2);
     assertThat(got).extracting(Got::body).containsExactly("before", "after");
+    // The reader replaced its consumer on the reconnection (not after missed heartbeats).
+    assertThat(r.consumersCreated()).isGreaterThan(consumersBefore);
+    assertThat(got).extracting(Got::seq).doesNotHaveDuplicates().isSorted();
   }
 
   @Test

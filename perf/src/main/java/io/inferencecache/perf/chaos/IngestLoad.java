@@ -53,24 +53,24 @@ import picocli.CommandLine.Option;
  * counted, the script judges them).
  */
 public final class IngestLoad {
-  static final String TENANT = "chaos";
-  static final String MODEL = "chaos-model";
-  static final String SCHEME = "vllm";
+  public static final String TENANT = "chaos";
+  public static final String MODEL = "chaos-model";
+  public static final String SCHEME = "vllm";
   static final long NEVER_OFFSET = 1L << 50;
 
   private IngestLoad() {}
 
   /** The wire hash of block {@code b} of chain {@code k}. */
-  static ByteString hash(final long k, final int b) {
+  public static ByteString hash(final long k, final int b) {
     return ByteString.copyFrom(
         ByteBuffer.allocate(8).putLong(0x4300_0000_0000_0000L | (k << 4) | b).array());
   }
 
-  static String replicaOf(final long k, final int replicas) {
+  public static String replicaOf(final long k, final int replicas) {
     return "chaos-" + (k % replicas);
   }
 
-  static CacheStateUpdate update(final long k, final int blocks, final int replicas) {
+  public static CacheStateUpdate update(final long k, final int blocks, final int replicas) {
     final PrefixEntry.Builder e = PrefixEntry.newBuilder();
     for (int b = 0; b < blocks; b++) {
       e.addBlockHashes(hash(k, b)).addBlockTokenCounts(16);
@@ -84,7 +84,7 @@ public final class IngestLoad {
         .build();
   }
 
-  static LookupRouteRequest lookup(final long k, final int blocks) {
+  public static LookupRouteRequest lookup(final long k, final int blocks) {
     final LookupRouteRequest.Builder r =
         LookupRouteRequest.newBuilder().setTenantId(TENANT).setModelId(MODEL).setHashScheme(SCHEME);
     for (int b = 0; b < blocks; b++) {

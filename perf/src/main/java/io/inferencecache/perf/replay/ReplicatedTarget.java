@@ -208,6 +208,14 @@ final class ReplicatedTarget implements RouteTarget {
       entries.add(index.totalEntries());
     }
     r.put("entriesPerReplica", entries);
+    long alarms = 0;
+    long slow = 0;
+    for (ReplicationStream s : readerStreams) {
+      alarms += s.heartbeatAlarms();
+      slow += s.slowConsumers();
+    }
+    r.put("heartbeatAlarms", alarms);
+    r.put("slowConsumers", slow);
     r.put("digestChains", Math.min(looked, recent.length));
     r.put("digestEqualOnEveryReplica", digestsEqual());
     return r;
