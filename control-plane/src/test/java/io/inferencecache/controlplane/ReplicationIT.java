@@ -59,6 +59,10 @@ class ReplicationIT {
   }
 
   private ServeProcess serve(final String name, final boolean persisted) {
+    return serve(name, persisted, "60s");
+  }
+
+  private ServeProcess serve(final String name, final boolean persisted, final String catchUp) {
     final String yaml =
         "replication:\n"
             + "  natsUrl: "
@@ -67,7 +71,9 @@ class ReplicationIT {
             + "  stream: "
             + STREAM
             + "\n"
-            + "  catchUpTimeout: 60s\n"
+            + "  catchUpTimeout: "
+            + catchUp
+            + "\n"
             + "index:\n"
             + "  maxEntries: 20000\n"
             + (persisted ? "  persistenceFile: " + dir.resolve(name + "/index.dat") + "\n" : "");
@@ -87,7 +93,9 @@ class ReplicationIT {
             .build();
     final JetStreamUpdateSink sink = JetStreamUpdateSink.connect(config);
     closeables.add(sink);
-    await().atMost(Duration.ofSeconds(20)).until(sink::resyncRequested);
+    // connected, and the connection's resync request made (the connection is made in the
+    // background)
+    await().atMost(Duration.ofSeconds(20)).until(() -> sink.connections() > 0);
     return sink;
   }
 
@@ -305,6 +313,11 @@ class ReplicationIT {
     assertThat(answer(a, 407)).isEqualTo("PREFIX_MATCH[engine-2]");
     assertThat(answer(b, 407)).doesNotContain("engine-2");
     assertThat(a.metric("inferencecache_replication_applied_locally_total")).isEqualTo(1);
+    // A replica started while the broker is down starts: ready after its catch-up bound, answering.
+    final ServeProcess c = serve("c", false, "2s");
+    c.awaitReady(READY);
+    assertThat(answer(c, 0)).doesNotStartWith("PREFIX_MATCH");
+    assertThat(c.metric("inferencecache_replication_connected")).isZero();
 
     nats.server().start();
     await().atMost(Duration.ofSeconds(30)).until(engine0::resyncRequested);
@@ -315,6 +328,7 @@ class ReplicationIT {
     final long resumed = lastStreamSequence();
     awaitApplied(a, resumed);
     awaitApplied(b, resumed);
+    awaitApplied(c, resumed);
     background.close();
     assertThat(background.errors).hasValue(0);
     assertThat(background.calls.get()).isPositive();
@@ -323,6 +337,7 @@ class ReplicationIT {
     assertThat(answer(b, 10)).doesNotStartWith("PREFIX_MATCH"); // replaced by the new full state
     final List<String> digestB = digest(b, 200);
     assertThat(digest(a, 200)).isEqualTo(digestB);
+    assertThat(digest(c, 200)).as("the replica started during the outage").isEqualTo(digestB);
     assertThat(digestB).filteredOn(d -> d.endsWith("[engine-0]")).hasSize(20);
   }
 }

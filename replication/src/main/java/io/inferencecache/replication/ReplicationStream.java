@@ -37,14 +37,16 @@ public final class ReplicationStream implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationStream.class);
 
   private final StreamSettings settings;
-  private final Connection connection;
+  private final Thread connector;
+  private volatile Connection connection;
+  private volatile boolean up;
+  private boolean closed; // guarded by this
   private final List<Runnable> onConnected = new CopyOnWriteArrayList<>();
   private final AtomicLong connections = new AtomicLong();
   private final AtomicLong heartbeatAlarms = new AtomicLong();
   private final AtomicLong slowConsumers = new AtomicLong();
 
-  private ReplicationStream(final StreamSettings settings, final String clientName)
-      throws IOException, InterruptedException {
+  private ReplicationStream(final StreamSettings settings, final String clientName) {
     this.settings = settings;
     final Options options =
         Options.builder()
@@ -56,11 +58,52 @@ public final class ReplicationStream implements AutoCloseable {
             .connectionListener(this::connectionEvent)
             .errorListener(new Alarms())
             .build();
-    this.connection = Nats.connectReconnectOnConnect(options);
+    // jnats' connect blocks until the first connection: make it on a thread of its own, so that a
+    // process whose broker is down starts anyway (connected() false, publishes refused at once).
+    this.connector =
+        new Thread(
+            () -> {
+              try {
+                adopt(Nats.connectReconnectOnConnect(options));
+              } catch (IOException e) {
+                LOG.error(
+                    "event=replication_connect_failed stream={} url={}: {}",
+                    name(),
+                    settings.natsUrl(),
+                    e.toString());
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "replication-connect-" + settings.stream());
+    connector.setDaemon(true);
+    connector.start();
+  }
+
+  /** Keeps {@code c} as this stream's connection, or closes it when the stream was closed first. */
+  private void adopt(final Connection c) {
+    synchronized (this) {
+      if (!closed) {
+        if (connection == null) {
+          connection = c;
+        }
+        return;
+      }
+    }
+    closeQuietly(c);
+  }
+
+  private static void closeQuietly(final Connection c) {
+    try {
+      c.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
-   * Connects to the broker of {@code settings} (in the background when it is down).
+   * Connects to the broker of {@code settings} in the background: returns at once, whether or not
+   * the broker is up.
    *
    * @param clientName the connection name the broker shows ({@code connz})
    */
@@ -70,19 +113,14 @@ public final class ReplicationStream implements AutoCloseable {
     if (problem != null || !settings.enabled()) {
       throw new IllegalArgumentException(problem != null ? problem : "replication is off");
     }
-    try {
-      return new ReplicationStream(settings, clientName);
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot connect to " + settings.natsUrl(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while connecting to " + settings.natsUrl(), e);
-    }
+    return new ReplicationStream(settings, clientName);
   }
 
   private void connectionEvent(final Connection c, final ConnectionListener.Events event) {
     switch (event) {
       case CONNECTED, RECONNECTED -> {
+        adopt(c);
+        up = true;
         connections.incrementAndGet();
         LOG.info(
             "event=replication_broker_connected url={} stream={}", c.getConnectedUrl(), name());
@@ -90,7 +128,15 @@ public final class ReplicationStream implements AutoCloseable {
           r.run();
         }
       }
-      case DISCONNECTED -> LOG.warn("event=replication_broker_disconnected stream={}", name());
+      case DISCONNECTED -> {
+        // once per outage: the client reports every failed reconnection attempt too
+        if (up) {
+          up = false;
+          LOG.warn("event=replication_broker_disconnected stream={}", name());
+        } else {
+          LOG.debug("event=replication_reconnect_failed stream={}", name());
+        }
+      }
       default -> {
         // lame duck, discovered servers, resubscribed, closed: nothing to do
       }
@@ -155,7 +201,8 @@ public final class ReplicationStream implements AutoCloseable {
 
   /** Whether the connection is up now. */
   public boolean connected() {
-    return connection.getStatus() == Connection.Status.CONNECTED;
+    final Connection c = connection;
+    return c != null && c.getStatus() == Connection.Status.CONNECTED;
   }
 
   /** The stream name. */
@@ -168,9 +215,18 @@ public final class ReplicationStream implements AutoCloseable {
     return settings;
   }
 
-  /** The underlying connection (publisher and reader share it). */
+  /**
+   * The underlying connection (publisher and reader share it).
+   *
+   * @throws StreamUnavailableException before the first connection
+   */
   Connection connection() {
-    return connection;
+    final Connection c = connection;
+    if (c == null) {
+      throw new StreamUnavailableException(
+          "broker not connected yet (stream " + name() + ", " + settings.natsUrl() + ")");
+    }
+    return c;
   }
 
   /** JetStream options bounding each request by the publish timeout. */
@@ -186,8 +242,12 @@ public final class ReplicationStream implements AutoCloseable {
    * @throws IOException when the broker cannot be reached
    */
   public StreamInfo ensureStream() throws IOException {
+    final Connection c = connection;
+    if (c == null) {
+      throw new IOException("broker not connected yet (stream " + name() + ")");
+    }
     try {
-      final JetStreamManagement jsm = connection.jetStreamManagement(jetStreamOptions());
+      final JetStreamManagement jsm = c.jetStreamManagement(jetStreamOptions());
       StreamInfo info;
       try {
         info = jsm.getStreamInfo(name());
@@ -214,13 +274,18 @@ public final class ReplicationStream implements AutoCloseable {
     }
   }
 
-  /** Closes the connection. */
+  /** Closes the connection, or stops connecting when there is none yet. */
   @Override
   public void close() {
-    try {
-      connection.close();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    final Connection c;
+    synchronized (this) {
+      closed = true;
+      c = connection;
+    }
+    if (c != null) {
+      closeQuietly(c);
+    } else {
+      connector.interrupt();
     }
   }
 }

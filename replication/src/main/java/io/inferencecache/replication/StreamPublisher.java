@@ -20,17 +20,27 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class StreamPublisher {
   private final ReplicationStream stream;
-  private final JetStream js;
+  private volatile JetStream js;
   private final String idPrefix = UUID.randomUUID() + "-";
   private final AtomicLong counter = new AtomicLong();
 
+  /** A publisher on {@code stream}, connected or not yet. */
   public StreamPublisher(final ReplicationStream stream) {
     this.stream = stream;
-    try {
-      this.js = stream.connection().jetStream(stream.jetStreamOptions());
-    } catch (IOException e) {
-      throw new IllegalStateException("JetStream unavailable on " + stream.name(), e);
+  }
+
+  /** The JetStream context, made on the first publish after the first connection. */
+  private JetStream jetStream() {
+    JetStream j = js;
+    if (j == null) {
+      try {
+        j = stream.connection().jetStream(stream.jetStreamOptions());
+      } catch (IOException e) {
+        throw new StreamUnavailableException("JetStream unavailable on " + stream.name(), e);
+      }
+      js = j;
     }
+    return j;
   }
 
   /**
@@ -56,13 +66,14 @@ public final class StreamPublisher {
         NatsMessage.builder().subject(subject).headers(headers).data(body).build();
     try {
       final PublishAck ack =
-          js.publish(
-              message,
-              PublishOptions.builder()
-                  .messageId(id)
-                  .expectedStream(stream.name())
-                  .streamTimeout(stream.settings().publishTimeout())
-                  .build());
+          jetStream()
+              .publish(
+                  message,
+                  PublishOptions.builder()
+                      .messageId(id)
+                      .expectedStream(stream.name())
+                      .streamTimeout(stream.settings().publishTimeout())
+                      .build());
       return ack.getSeqno();
     } catch (IOException | JetStreamApiException | IllegalStateException e) {
       throw new StreamUnavailableException(

@@ -125,6 +125,42 @@ class ReplicationStreamIT {
   }
 
   @Test
+  void aStreamOpenedWhileTheBrokerIsDownReturnsAtOnceAndConnectsWhenItComesUp() throws Exception {
+    nats.server().kill();
+    final long t0 = System.nanoTime();
+    final ReplicationStream s = ReplicationStream.connect(settings(), "late");
+    open.add(s);
+    final StreamPublisher p = new StreamPublisher(s);
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
+    assertThat(s.connected()).isFalse();
+    final String subject = StreamRecord.subject("ic-test", "", "m", "r");
+    assertThatThrownBy(() -> p.publish(subject, StreamRecord.Kind.UPDATE, b("early"), false))
+        .isInstanceOf(StreamUnavailableException.class)
+        .hasMessageContaining("broker not connected");
+    assertThatThrownBy(s::ensureStream)
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("not connected yet");
+    final List<Got> got = new CopyOnWriteArrayList<>();
+    reader(s, 0, got);
+    final ReplicationStream abandoned = ReplicationStream.connect(settings(), "abandoned");
+    final long t1 = System.nanoTime();
+    abandoned.close();
+    assertThat(Duration.ofNanos(System.nanoTime() - t1)).isLessThan(Duration.ofSeconds(1));
+
+    nats.server().start();
+    await().atMost(Duration.ofSeconds(20)).until(s::connected);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .ignoreExceptions()
+        .until(() -> p.publish(subject, StreamRecord.Kind.UPDATE, b("late"), false) > 0);
+    await().atMost(Duration.ofSeconds(30)).until(() -> got.size() == 1);
+    assertThat(got.get(0).body()).isEqualTo("late");
+    assertThat(abandoned.connected())
+        .as("a stream closed before it connected stays closed")
+        .isFalse();
+  }
+
+  @Test
   void publishingWhileTheBrokerIsDownFailsFastAndTheReaderResumesAfterItsRestart()
       throws Exception {
     final ReplicationStream s = connected();

@@ -43,6 +43,7 @@ public final class JetStreamUpdateSink implements UpdateSink, AutoCloseable {
   private final String subject;
   private volatile boolean resync = true;
   private final AtomicLong published = new AtomicLong();
+  private final AtomicLong connections = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final AtomicLong states = new AtomicLong();
 
@@ -81,6 +82,7 @@ public final class JetStreamUpdateSink implements UpdateSink, AutoCloseable {
       LOG.warn("event=replication_stream_unavailable reason=\"{}\"", e.toString());
     }
     resync = true;
+    connections.incrementAndGet();
   }
 
   private void publish(final StreamRecord.Kind kind, final byte[] body, final boolean rollup) {
@@ -176,6 +178,11 @@ public final class JetStreamUpdateSink implements UpdateSink, AutoCloseable {
       from = to;
     } while (from < all.size());
     states.incrementAndGet();
+  }
+
+  /** Broker (re)connections handled: each asked for a resync and made sure the stream exists. */
+  public long connections() {
+    return connections.get();
   }
 
   /** Messages the broker acknowledged. */

@@ -52,7 +52,10 @@ class JetStreamUpdateSinkIT {
   private JetStreamUpdateSink sink() {
     final JetStreamUpdateSink sink = JetStreamUpdateSink.connect(config());
     open.add(sink);
-    await().atMost(Duration.ofSeconds(15)).until(sink::resyncRequested);
+    // connected, and the connection's resync request made (the connection is made in the
+    // background)
+    await().atMost(Duration.ofSeconds(15)).until(() -> sink.connections() > 0);
+    assertThat(sink.resyncRequested()).isTrue();
     return sink;
   }
 
