@@ -34,6 +34,12 @@ import org.slf4j.LoggerFactory;
  * applied one, when larger), instead of waiting for the client to notice missed heartbeats (three
  * idle heartbeats of half {@link #PULL_EXPIRES_MILLIS} after the connection is back). Messages the
  * old consumer still delivers are dropped, so the handler sees every sequence once and in order.
+ *
+ * <p>Stall watchdog: every {@value #WATCH_MILLIS} ms, when nothing was handled for {@value
+ * #STALL_MILLIS} ms, the reader asks the broker for the stream's last sequence; if the stream holds
+ * more than was handled, the consumer is replaced the same way ({@code
+ * event=replication_reader_stalled}). That bounds the stall of a consumer left without a pull
+ * request to about {@value #STALL_MILLIS} ms instead of the client's heartbeat alarm.
  */
 public final class StreamReader implements AutoCloseable {
   /** Pause between attempts to create the consumer. */
@@ -48,6 +54,12 @@ public final class StreamReader implements AutoCloseable {
    * stalls even at trace pace, where 4 s pulls showed none; perf/README.md), so 4 s is kept.
    */
   public static final long PULL_EXPIRES_MILLIS = 4_000;
+
+  /** How often the stall watchdog looks. */
+  public static final long WATCH_MILLIS = 1_000;
+
+  /** Time without a handled message, while the stream holds more, after which it is a stall. */
+  public static final long STALL_MILLIS = 2_000;
 
   private static final Logger LOG = LoggerFactory.getLogger(StreamReader.class);
 
@@ -83,6 +95,8 @@ public final class StreamReader implements AutoCloseable {
   private volatile boolean caughtUp;
   private volatile boolean closed;
   private volatile long lastSequence;
+  private volatile long lastProgressNanos = System.nanoTime();
+  private volatile long stallsRecovered;
 
   /**
    * @param appliedSequence the last sequence already applied (0: none), read when the consumer is
@@ -97,19 +111,50 @@ public final class StreamReader implements AutoCloseable {
 
   /** Starts reading as soon as (and whenever) the broker is connected. */
   public void start() {
-    stream.whenConnected(() -> opener.execute(this::open));
+    stream.whenConnected(() -> opener.execute(() -> open(false)));
+    opener.scheduleWithFixedDelay(this::watch, WATCH_MILLIS, WATCH_MILLIS, TimeUnit.MILLISECONDS);
   }
 
-  private void open() {
+  /** Replaces a consumer that handed over nothing for a while although the stream holds more. */
+  private void watch() {
+    if (closed
+        || consumer == null
+        || !stream.connected()
+        || System.nanoTime() - lastProgressNanos < TimeUnit.MILLISECONDS.toNanos(STALL_MILLIS)) {
+      return;
+    }
+    final long last;
+    try {
+      last = stream.ensureStream().getStreamState().getLastSequence();
+    } catch (IOException | RuntimeException e) {
+      return; // the broker is going away: the reconnection replaces the consumer
+    }
+    final long handled = Math.max(lastSequence, appliedSequence.getAsLong());
+    if (last > handled) {
+      LOG.warn(
+          "event=replication_reader_stalled stream={} handled={} last={}: replacing the consumer",
+          stream.name(),
+          handled,
+          last);
+      stallsRecovered++;
+      open(true);
+    }
+  }
+
+  /**
+   * Creates the consumer, or replaces the current one after a reconnection or, with {@code
+   * stalled}, a stall. Runs on the opener thread only.
+   */
+  private void open(final boolean stalled) {
     if (closed) {
       return;
     }
     final MessageConsumer previous = consumer;
     if (previous != null) {
-      if (stream.connections() <= consumerConnection) {
+      if (!stalled && stream.connections() <= consumerConnection) {
         return;
       }
-      // The connection came back since this consumer was made: replace it now.
+      // The connection came back since this consumer was made, or it stalled: replace it now.
       closeQuietly(previous);
       consumer = null;
     }
@@ -152,6 +197,7 @@ public final class StreamReader implements AutoCloseable {
                   msg -> onMessage(gen, msg));
       consumerConnection = connectionNow;
       consumersCreated++;
+      lastProgressNanos = System.nanoTime();
       LOG.info(
           "event=replication_reader_started stream={} from={} catch_up_to={}",
           stream.name(),
@@ -161,7 +207,7 @@ public final class StreamReader implements AutoCloseable {
       LOG.warn(
           "event=replication_reader_retry stream={} reason=\"{}\"", stream.name(), e.toString());
       if (!closed) {
-        opener.schedule(this::open, RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        opener.schedule(() -> open(false), RETRY_MILLIS, TimeUnit.MILLISECONDS);
       }
     }
   }
@@ -189,6 +235,7 @@ public final class StreamReader implements AutoCloseable {
       LOG.error("event=replication_apply_failed sequence={} reason=\"{}\"", seq, e.toString());
     }
     lastSequence = seq;
+    lastProgressNanos = System.nanoTime();
     if (seq >= target || meta.pendingCount() == 0) {
       caughtUp = true;
     }
@@ -207,6 +254,16 @@ public final class StreamReader implements AutoCloseable {
   /** Consumers this reader created: 1 after the first, one more per reconnection or retry. */
   public long consumersCreated() {
     return consumersCreated;
+  }
+
+  /** Stalled consumers the watchdog replaced. */
+  public long stallsRecovered() {
+    return stallsRecovered;
+  }
+
+  /** The current consumer, or null (tests simulate a stall by stopping it). */
+  MessageConsumer consumer() {
+    return consumer;
   }
 
   /** The last stream sequence handed to the handler by this reader (0: none yet). */

@@ -125,6 +125,30 @@ class ReplicationStreamIT {
   }
 
   @Test
+  void aConsumerThatStopsPullingIsReplacedByTheStallWatchdog() throws Exception {
+    final ReplicationStream s = connected();
+    s.ensureStream();
+    final StreamPublisher p = new StreamPublisher(s);
+    final String subject = StreamRecord.subject("ic-test", "", "m", "r");
+    p.publish(subject, StreamRecord.Kind.UPDATE, b("one"), false);
+    final List<Got> got = new CopyOnWriteArrayList<>();
+    final StreamReader r = reader(s, 0, got);
+    await().atMost(Duration.ofSeconds(10)).until(() -> got.size() == 1);
+    final long created = r.consumersCreated();
+    // a consumer left without a pull request, as nats-server 2.9 sometimes leaves an idle one
+    r.consumer().stop();
+    await().atMost(Duration.ofSeconds(15)).until(() -> r.consumer().isFinished());
+    p.publish(subject, StreamRecord.Kind.UPDATE, b("two"), false);
+    p.publish(subject, StreamRecord.Kind.UPDATE, b("three"), false);
+    await()
+        .atMost(Duration.ofMillis(StreamReader.STALL_MILLIS + 4 * StreamReader.WATCH_MILLIS))
+        .until(() -> got.size() == 3);
+    assertThat(got).extracting(Got::body).containsExactly("one", "two", "three");
+    assertThat(r.stallsRecovered()).isEqualTo(1);
+    assertThat(r.consumersCreated()).isEqualTo(created + 1);
+  }
+
+  @Test
   void aStreamOpenedWhileTheBrokerIsDownReturnsAtOnceAndConnectsWhenItComesUp() throws Exception {
     nats.server().kill();
     final long t0 = System.nanoTime();
