@@ -7,6 +7,7 @@ import io.inferencecache.controlplane.k8s.model.ConditionedStatus;
 import io.inferencecache.controlplane.k8s.model.CrdKind;
 import io.inferencecache.controlplane.k8s.model.CustomResource;
 import io.inferencecache.controlplane.k8s.model.CustomResourceList;
+import io.inferencecache.controlplane.k8s.model.PodStamps;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
@@ -33,8 +34,8 @@ import java.util.TreeSet;
 
 /** Checks 5-9: what the custom resources, engine pods and events say. Read-only. */
 final class ClusterChecks {
-  static final String INJECTED_BY = "inferencecache.io/injected-by";
-  static final String INJECTED_BY_UID = "inferencecache.io/injected-by-uid";
+  static final String INJECTED_BY = PodStamps.INJECTED_BY;
+  static final String INJECTED_BY_UID = PodStamps.INJECTED_BY_UID;
   static final String INJECTED_REASON = "InjectedByCacheBackend";
   static final String ORPHAN_REASON = "NoMatchingCacheBackend";
   static final Duration STALE_EVENTS = Duration.ofMinutes(2);

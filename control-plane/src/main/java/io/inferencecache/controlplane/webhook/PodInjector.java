@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.inferencecache.controlplane.k8s.model.CacheBackend.CacheType;
 import io.inferencecache.controlplane.k8s.model.CacheBackend.IntegrationMode;
+import io.inferencecache.controlplane.k8s.model.PodStamps;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -37,10 +38,10 @@ import org.slf4j.LoggerFactory;
 public final class PodInjector implements AdmissionHandler {
   private static final Logger LOG = LoggerFactory.getLogger(PodInjector.class);
 
-  static final String INJECTED_BY = "inferencecache.io/injected-by";
-  static final String INJECTED_BY_UID = "inferencecache.io/injected-by-uid";
-  static final String INJECTED_GENERATION = "inferencecache.io/injected-generation";
-  static final String INJECT_SKIPPED = "inferencecache.io/inject-skipped";
+  static final String INJECTED_BY = PodStamps.INJECTED_BY;
+  static final String INJECTED_BY_UID = PodStamps.INJECTED_BY_UID;
+  static final String INJECTED_GENERATION = PodStamps.INJECTED_GENERATION;
+  static final String INJECT_SKIPPED = PodStamps.INJECT_SKIPPED;
   static final String SKIPPED_BY_ANNOTATION = "skip-inject-annotation";
 
   /** The engines' KV-event publisher, bound where the sidecar's {@code --engine-endpoint} reads. */

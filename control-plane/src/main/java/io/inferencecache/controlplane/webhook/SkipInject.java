@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.webhook;
 
+import io.inferencecache.controlplane.k8s.model.PodStamps;
 import java.util.Locale;
 import java.util.Set;
 
@@ -10,7 +11,7 @@ import java.util.Set;
  * case keep injection; any other non-empty value opts out (so {@code "fAlse"} opts out).
  */
 final class SkipInject {
-  static final String ANNOTATION = "inferencecache.io/skip-inject";
+  static final String ANNOTATION = PodStamps.SKIP_INJECT;
 
   private static final Set<String> TRUE = Set.of("1", "t", "T", "TRUE", "true", "True");
   private static final Set<String> FALSE = Set.of("0", "f", "F", "FALSE", "false", "False");

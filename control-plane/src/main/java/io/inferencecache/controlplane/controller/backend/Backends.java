@@ -1,6 +1,7 @@
 package io.inferencecache.controlplane.controller.backend;
 
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
+import io.inferencecache.controlplane.k8s.model.PodStamps;
 import io.inferencecache.subscriber.config.GoDuration;
 import io.kubernetes.client.openapi.models.V1ObjectReference;
 import io.kubernetes.client.openapi.models.V1OwnerReference;
@@ -17,10 +18,10 @@ final class Backends {
   static final String DOMAIN_LABEL = "inferencecache.io/cache-domain";
   static final String REQUIRE_KV_EVENTS = "inferencecache.io/require-kv-events";
   static final String SKIP_PROBE = "inferencecache.io/skip-functional-probe";
-  static final String INJECTED_BY = "inferencecache.io/injected-by";
-  static final String INJECTED_BY_UID = "inferencecache.io/injected-by-uid";
-  static final String SKIP_INJECT = "inferencecache.io/skip-inject";
-  static final String INJECT_SKIPPED = "inferencecache.io/inject-skipped";
+  static final String INJECTED_BY = PodStamps.INJECTED_BY;
+  static final String INJECTED_BY_UID = PodStamps.INJECTED_BY_UID;
+  static final String SKIP_INJECT = PodStamps.SKIP_INJECT;
+  static final String INJECT_SKIPPED = PodStamps.INJECT_SKIPPED;
   static final String SKIPPED_BY_ANNOTATION = "skip-inject-annotation";
   static final Duration DEFAULT_FIRST_EVENT_TIMEOUT = Duration.ofMinutes(5);
 

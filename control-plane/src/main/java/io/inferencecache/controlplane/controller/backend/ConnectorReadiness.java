@@ -1,6 +1,7 @@
 package io.inferencecache.controlplane.controller.backend;
 
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
+import io.inferencecache.controlplane.k8s.model.PodStamps;
 import io.kubernetes.client.openapi.models.V1ContainerStatus;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodCondition;
@@ -32,7 +33,7 @@ final class ConnectorReadiness {
   static final String NOT_READY = "MPServersNotReady";
   static final String NODE_LOCAL = "NodeLocalNotSupported";
   static final String SERVER = "lmcache-mp-server";
-  static final String INJECTED_GENERATION = "inferencecache.io/injected-generation";
+  static final String INJECTED_GENERATION = PodStamps.INJECTED_GENERATION;
 
   /** Pods named in a message before it says "and N more". */
   private static final int NAMED = 5;
