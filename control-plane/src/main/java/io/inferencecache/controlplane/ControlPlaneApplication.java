@@ -148,6 +148,9 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
           () -> replication.ingest() == null ? 0 : replication.ingest().lastLagMillis(),
           () -> replication.forwarding() == null ? 0 : replication.forwarding().forwarded(),
           () -> replication.forwarding() == null ? 0 : replication.forwarding().appliedLocally());
+      serverMetrics.replicationResyncs(
+          () -> replication.forwarding() == null ? 0 : replication.forwarding().resyncRequests(),
+          () -> replication.forwarding() == null ? 0 : replication.forwarding().resyncsPending());
     }
     serverMetrics.grpcConnections(
         () -> grpc.withServer(GrpcLifecycle::openConnections, 0L),

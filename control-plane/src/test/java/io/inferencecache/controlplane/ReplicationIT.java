@@ -16,6 +16,7 @@ import io.inferencecache.replication.StreamSettings;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.index.PrefixRecord;
 import io.inferencecache.subscriber.report.SubscriberUpdate;
+import io.inferencecache.subscriber.sink.GrpcUpdateSink;
 import io.inferencecache.subscriber.sink.JetStreamUpdateSink;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -305,14 +306,21 @@ class ReplicationIT {
     }
     assertThat(errors).isZero();
     assertThat(matches).isEqualTo(200);
-    // A direct report while the broker is down is applied on the replica it reached, and counted.
-    CacheStateReports.send(
-        a.channel(),
-        10,
-        CacheStateReports.chain("engine-2", "m", "t", 8, i -> ByteString.copyFrom(hash(400 + i))));
-    assertThat(answer(a, 407)).isEqualTo("PREFIX_MATCH[engine-2]");
+    // A direct report while the broker is down is applied on the replica it reached, and counted;
+    // the subscriber's gRPC sink keeps its ReportCacheState call open.
+    final GrpcUpdateSink direct =
+        GrpcUpdateSink.builder()
+            .target(a.grpcTarget())
+            .identity("engine-2", "m", "t", "vllm")
+            .build();
+    closeables.add(direct);
+    direct.report(update("engine-2", 400, 8));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> answer(a, 407).equals("PREFIX_MATCH[engine-2]"));
     assertThat(answer(b, 407)).doesNotContain("engine-2");
     assertThat(a.metric("inferencecache_replication_applied_locally_total")).isEqualTo(1);
+    assertThat(a.metric("inferencecache_replication_resyncs_pending")).isEqualTo(1);
     // A replica started while the broker is down starts: ready after its catch-up bound, answering.
     final ServeProcess c = serve("c", false, "2s");
     c.awaitReady(READY);
@@ -325,6 +333,16 @@ class ReplicationIT {
         .atMost(Duration.ofSeconds(30))
         .ignoreExceptions()
         .untilAsserted(() -> engine0.resync(update("engine-0", 100, 20)));
+    // Replica a asks engine-2 to resync (it ends the open call); the sink's resync, which the
+    // reporter would make from its own index, reaches every replica through the stream.
+    await().atMost(Duration.ofSeconds(30)).until(direct::resyncRequested);
+    assertThat(a.metric("inferencecache_replication_resync_requests_total")).isEqualTo(1);
+    assertThat(a.metric("inferencecache_replication_resyncs_pending")).isZero();
+    assertThat(a.log()).contains("event=replication_resync_requested stream=" + STREAM);
+    direct.resync(update("engine-2", 400, 8));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> answer(b, 407).equals("PREFIX_MATCH[engine-2]"));
     final long resumed = lastStreamSequence();
     awaitApplied(a, resumed);
     awaitApplied(b, resumed);
@@ -335,9 +353,10 @@ class ReplicationIT {
     assertThat(answer(a, 110)).isEqualTo("PREFIX_MATCH[engine-0]");
     assertThat(answer(b, 110)).isEqualTo("PREFIX_MATCH[engine-0]");
     assertThat(answer(b, 10)).doesNotStartWith("PREFIX_MATCH"); // replaced by the new full state
-    final List<String> digestB = digest(b, 200);
-    assertThat(digest(a, 200)).isEqualTo(digestB);
-    assertThat(digest(c, 200)).as("the replica started during the outage").isEqualTo(digestB);
+    final List<String> digestB = digest(b, 410);
+    assertThat(digest(a, 410)).isEqualTo(digestB);
+    assertThat(digest(c, 410)).as("the replica started during the outage").isEqualTo(digestB);
     assertThat(digestB).filteredOn(d -> d.endsWith("[engine-0]")).hasSize(20);
+    assertThat(digestB).filteredOn(d -> d.endsWith("[engine-2]")).hasSize(8);
   }
 }

@@ -29,6 +29,19 @@ public final class StreamPublisher {
     this.stream = stream;
   }
 
+  /** Whether the broker connection is up now (a publish may still be refused). */
+  public boolean connected() {
+    return stream.connected();
+  }
+
+  /**
+   * Runs {@code r} after every (re)connection of the broker connection; see {@link
+   * ReplicationStream#whenConnected}.
+   */
+  public void whenConnected(final Runnable r) {
+    stream.whenConnected(r);
+  }
+
   /** The JetStream context, made on the first publish after the first connection. */
   private JetStream jetStream() {
     JetStream j = js;

@@ -135,6 +135,17 @@ public enum MetricFamily {
       Collector.Type.COUNTER,
       "ReportCacheState updates and PublishEvent events applied to this server only because the"
           + " broker did not acknowledge them."),
+  REPLICATION_RESYNC_REQUESTS(
+      "inferencecache_replication_resync_requests",
+      Collector.Type.COUNTER,
+      "Direct senders whose ReportCacheState call this server ended with ABORTED once the broker"
+          + " was back, so that they re-send the state it had applied locally."),
+  REPLICATION_RESYNCS_PENDING(
+      "inferencecache_replication_resyncs_pending",
+      Collector.Type.GAUGE,
+      "Direct senders with content applied to this server only that have not been asked to"
+          + " resync yet (they are asked on their next ReportCacheState message once the broker is"
+          + " back)."),
   // The controller's families (controller command; never registered by the server).
   BACKEND_PROBE_RESULT(
       "inferencecache_backend_probe_result",

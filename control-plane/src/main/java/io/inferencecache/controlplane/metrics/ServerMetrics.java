@@ -110,6 +110,15 @@ public final class ServerMetrics {
     gauge(MetricFamily.REPLICATION_APPLIED_LOCALLY, appliedLocally);
   }
 
+  /**
+   * Exports the resync requests of direct senders (replication on only): asked so far, and owed but
+   * not asked yet.
+   */
+  public void replicationResyncs(final LongSupplier requested, final LongSupplier pending) {
+    gauge(MetricFamily.REPLICATION_RESYNC_REQUESTS, requested);
+    gauge(MetricFamily.REPLICATION_RESYNCS_PENDING, pending);
+  }
+
   private void gauge(final MetricFamily family, final LongSupplier value) {
     registry.gauge(family.registryName(), () -> (Gauge<Long>) value::getAsLong);
   }

@@ -116,6 +116,11 @@ public final class ServeProcess {
     process = null;
   }
 
+  /** Its gRPC target, {@code 127.0.0.1:port}. */
+  public String grpcTarget() {
+    return "127.0.0.1:" + grpcPort;
+  }
+
   /** A plaintext channel to its gRPC port (one per start). */
   public ManagedChannel channel() {
     if (channel == null) {

@@ -215,8 +215,13 @@ final class Drills {
                 .replicationNatsUrl(natsUrl)
                 .replicationStream(stream)
                 .build());
-    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!sink.resyncRequested() && System.nanoTime() < deadline) {
+    // connected (in the background), and the connection's resync request made
+    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (sink.connections() == 0) {
+      if (System.nanoTime() - deadline > 0) {
+        sink.close();
+        throw new IllegalStateException("the subscriber's sink did not connect within 60 s");
+      }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
     }
     return sink;

@@ -27,6 +27,8 @@ import io.inferencecache.proto.v1alpha1.RenderTemplateResponse;
 import io.inferencecache.proto.v1alpha1.ReplicaStats;
 import io.inferencecache.service.lookup.LookupMetrics;
 import io.inferencecache.service.lookup.LookupRouteHandler;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +53,7 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   private final StreamingFeeds feeds;
   private final IngestRules ingestRules;
   private volatile IngestForwarder forwarder;
+  private final Set<ReportCall> openReports = ConcurrentHashMap.newKeySet();
 
   public InferenceCacheService(
       final CacheIndex index,
@@ -109,10 +112,12 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
 
   /**
    * Sends ReportCacheState and PublishEvent content to {@code forwarder} first; what it does not
-   * take is applied here as without one. Set before the server starts.
+   * take is applied here as without one; a sender it says owes a resync has its ReportCacheState
+   * call ended (see {@link ReportCall}). Set before the server starts.
    */
   public void forwardIngest(final IngestForwarder forwarder) {
     this.forwarder = forwarder;
+    forwarder.whenResyncDue(this::askOwingSenders);
   }
 
   /** What ReportCacheState drops, and its counters. */
@@ -309,54 +314,28 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     out.onCompleted();
   }
 
-  /**
-   * ReportCacheState: each update is ingested as it arrives (the next message is requested only
-   * after, so gRPC flow control slows a producer that outpaces ingest); Ack on half-close. {@link
-   * IngestRules} decides what a defect costs: a bad entry or update is dropped and counted and the
-   * stream goes on; only a message that is not a valid CacheStateUpdate ends the call with
-   * INVALID_ARGUMENT naming the field, keeping what was accepted before it.
-   */
+  /** ReportCacheState: one {@link ReportCall} per call. */
   private StreamObserver<IngestMessage> reportValidated(final StreamObserver<Ack> out) {
-    return new StreamObserver<>() {
-      private boolean failed;
+    return new ReportCall(out, forwarder, this::applyLocally, openReports);
+  }
 
-      @Override
-      public void onNext(final IngestMessage m) {
-        if (failed) {
-          return;
-        }
-        if (m.error() != null) {
-          failed = true;
-          out.onError(Status.INVALID_ARGUMENT.withDescription(m.error()).asRuntimeException());
-          return;
-        }
-        final IngestForwarder f = forwarder;
-        if (f != null && f.forwardUpdate(m.update())) {
-          return;
-        }
-        final io.inferencecache.engine.IngestUpdate admitted = ingestRules.admit(m.update());
-        if (admitted == null) {
-          return;
-        }
-        index.ingest(admitted);
-        if (feeds != null) {
-          feeds.onIngested(m.update());
-        }
-      }
+  /** An update this server indexes itself (no forwarder, or the forwarder did not take it). */
+  private void applyLocally(final io.inferencecache.proto.v1alpha1.CacheStateUpdate u) {
+    final io.inferencecache.engine.IngestUpdate admitted = ingestRules.admit(u);
+    if (admitted == null) {
+      return;
+    }
+    index.ingest(admitted);
+    if (feeds != null) {
+      feeds.onIngested(u);
+    }
+  }
 
-      @Override
-      public void onError(final Throwable t) {
-        LOG.debug("event=report_cache_state_stream_error reason=\"{}\"", String.valueOf(t));
-      }
-
-      @Override
-      public void onCompleted() {
-        if (!failed) {
-          out.onNext(Ack.newBuilder().setAccepted(true).build());
-          out.onCompleted();
-        }
-      }
-    };
+  /** The forwarder can take messages again: ends the open calls of senders that owe a resync. */
+  private void askOwingSenders() {
+    for (ReportCall c : openReports) {
+      c.resyncIfDue();
+    }
   }
 
   @Override

@@ -7,6 +7,8 @@ import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.PrefixEntry;
 import io.inferencecache.subscriber.index.PrefixRecord;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -66,7 +68,17 @@ final class ReportStreams {
     final ReportStream s = stream;
     if (s != null && s.done.isDone()) {
       stream = null;
-      lost(s, true, "the server ended the stream");
+      lost(s, true, "the server ended the stream: " + ending(s));
+    }
+  }
+
+  /** The status a finished stream ended with (e.g. a replicated server's resync request). */
+  private static String ending(final ReportStream s) {
+    try {
+      s.done.getNow(null);
+      return "OK before its Ack was asked for";
+    } catch (CompletionException | CancellationException e) {
+      return String.valueOf(Status.fromThrowable(e.getCause() != null ? e.getCause() : e));
     }
   }
 
