@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.DataSize;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
+import io.inferencecache.service.server.BindAddress;
 import io.inferencecache.service.server.GrpcServerConfig;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -45,9 +46,7 @@ public final class GrpcSettings {
    * @throws IllegalArgumentException naming the setting that {@link GrpcServerConfig} refuses
    */
   public GrpcServerConfig build(
-      final GrpcServerConfig.BindAddress address,
-      final String tlsCertFile,
-      final String tlsKeyFile) {
+      final BindAddress address, final String tlsCertFile, final String tlsKeyFile) {
     final GrpcServerConfig.Builder b =
         GrpcServerConfig.builder()
             .bindAddress(address)

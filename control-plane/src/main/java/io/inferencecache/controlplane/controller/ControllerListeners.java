@@ -7,7 +7,7 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.inferencecache.controlplane.metrics.PrometheusExposition;
-import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
+import io.inferencecache.service.server.BindAddress;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;

@@ -5,7 +5,7 @@ import io.inferencecache.controlplane.config.GrpcSettings;
 import io.inferencecache.controlplane.config.TlsSettings;
 import io.inferencecache.controlplane.metrics.RouteMetrics;
 import io.inferencecache.engine.CacheIndex;
-import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
+import io.inferencecache.service.server.BindAddress;
 
 /**
  * Everything the gRPC server needs, handed to {@link GrpcLifecycleFactory} once the index is open.

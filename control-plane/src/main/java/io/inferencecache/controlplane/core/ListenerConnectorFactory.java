@@ -3,7 +3,7 @@ package io.inferencecache.controlplane.core;
 import com.codahale.metrics.MetricRegistry;
 import io.dropwizard.jetty.HttpConnectorFactory;
 import io.inferencecache.controlplane.config.ListenerSettings;
-import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
+import io.inferencecache.service.server.BindAddress;
 import org.eclipse.jetty.server.AbstractConnector;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;

@@ -5,8 +5,8 @@ import io.dropwizard.core.server.ServerFactory;
 import io.dropwizard.jetty.ConnectorFactory;
 import io.dropwizard.jetty.HttpConnectorFactory;
 import io.inferencecache.controlplane.config.ListenerSettings;
+import io.inferencecache.service.server.BindAddress;
 import io.inferencecache.service.server.GrpcServerConfig;
-import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
 import java.util.List;
 
 /**

@@ -4,7 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
-import io.inferencecache.service.server.GrpcServerConfig.BindAddress;
+import io.inferencecache.service.server.BindAddress;
 import io.inferencecache.service.server.ReloadingKeyManager;
 import io.inferencecache.service.server.TlsConfigException;
 import java.io.IOException;

@@ -425,7 +425,7 @@ public final class GrpcServer implements AutoCloseable {
     boolean answer(ServerCall<?, ?> call);
   }
 
-  private static SocketAddress socketAddress(final GrpcServerConfig.BindAddress address) {
+  private static SocketAddress socketAddress(final BindAddress address) {
     return address.wildcard()
         ? new InetSocketAddress(address.port())
         : new InetSocketAddress(address.host(), address.port());
