@@ -13,6 +13,7 @@ import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.proto.v1alpha1.ReplicaScore;
 import io.inferencecache.replication.ReplicationStream;
 import io.inferencecache.replication.StreamSettings;
+import io.inferencecache.servelocal.ServeChild;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.index.PrefixRecord;
 import io.inferencecache.subscriber.report.SubscriberUpdate;
@@ -46,24 +47,24 @@ class ReplicationIT {
   @RegisterExtension final NatsServerExtension nats = new NatsServerExtension();
   @TempDir Path dir;
 
-  private final List<ServeProcess> serves = new ArrayList<>();
+  private final List<ServeChild> serves = new ArrayList<>();
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
   @AfterEach
   void stopAll() throws Exception {
-    for (ServeProcess s : serves) {
-      s.kill();
+    for (ServeChild s : serves) {
+      s.close();
     }
     for (AutoCloseable c : closeables) {
       c.close();
     }
   }
 
-  private ServeProcess serve(final String name, final boolean persisted) {
+  private ServeChild serve(final String name, final boolean persisted) {
     return serve(name, persisted, "60s");
   }
 
-  private ServeProcess serve(final String name, final boolean persisted, final String catchUp) {
+  private ServeChild serve(final String name, final boolean persisted, final String catchUp) {
     final String yaml =
         "replication:\n"
             + "  natsUrl: "
@@ -78,7 +79,7 @@ class ReplicationIT {
             + "index:\n"
             + "  maxEntries: 20000\n"
             + (persisted ? "  persistenceFile: " + dir.resolve(name + "/index.dat") + "\n" : "");
-    final ServeProcess s = new ServeProcess(dir.resolve(name), yaml);
+    final ServeChild s = ServeProcess.of(dir.resolve(name), yaml);
     serves.add(s);
     return s.start();
   }
@@ -112,7 +113,7 @@ class ReplicationIT {
     return new SubscriberUpdate(replica, "m", "t", "vllm", 0, prefixes);
   }
 
-  private static String answer(final ServeProcess s, final int i) {
+  private static String answer(final ServeChild s, final int i) {
     final LookupRouteResponse r =
         InferenceCacheGrpc.newBlockingStub(s.channel())
             .withDeadlineAfter(5, TimeUnit.SECONDS)
@@ -134,7 +135,7 @@ class ReplicationIT {
    * Keys and holders over the hash universe of the test (no LFU counts, no scores; a miss is a miss
    * whatever replica the affinity fallback names, since that depends on every replica known).
    */
-  private static List<String> digest(final ServeProcess s, final int universe) {
+  private static List<String> digest(final ServeChild s, final int universe) {
     final List<String> out = new ArrayList<>(universe);
     for (int i = 0; i < universe; i++) {
       final String a = answer(s, i);
@@ -150,7 +151,7 @@ class ReplicationIT {
     private final AtomicLong errors = new AtomicLong();
     private final Thread thread;
 
-    BackgroundLookups(final List<ServeProcess> replicas, final int universe) {
+    BackgroundLookups(final List<ServeChild> replicas, final int universe) {
       thread =
           new Thread(
               () -> {
@@ -187,7 +188,7 @@ class ReplicationIT {
     }
   }
 
-  private static void awaitApplied(final ServeProcess s, final long sequence) {
+  private static void awaitApplied(final ServeChild s, final long sequence) {
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
@@ -197,8 +198,8 @@ class ReplicationIT {
   @Test
   void twoReplicasConvergeFromOneStreamAndAKilledReplicaResumesAfterItsStoredSequence()
       throws Exception {
-    final ServeProcess a = serve("a", true);
-    final ServeProcess b = serve("b", false);
+    final ServeChild a = serve("a", true);
+    final ServeChild b = serve("b", false);
     a.awaitReady(READY);
     b.awaitReady(READY);
 
@@ -275,8 +276,8 @@ class ReplicationIT {
   @Test
   void withTheBrokerDownLookupsAnswerFromLocalStateAndReplicationResumesAfterItsRestart()
       throws Exception {
-    final ServeProcess a = serve("a", false);
-    final ServeProcess b = serve("b", false);
+    final ServeChild a = serve("a", false);
+    final ServeChild b = serve("b", false);
     a.awaitReady(READY);
     b.awaitReady(READY);
     final JetStreamUpdateSink engine0 = sink("engine-0");
@@ -296,7 +297,7 @@ class ReplicationIT {
     int matches = 0;
     for (int n = 0; n < 200; n++) {
       try {
-        final ServeProcess s = n % 2 == 0 ? a : b;
+        final ServeChild s = n % 2 == 0 ? a : b;
         if (answer(s, n % 50).equals("PREFIX_MATCH[engine-0]")) {
           matches++;
         }
@@ -322,7 +323,7 @@ class ReplicationIT {
     assertThat(a.metric("inferencecache_replication_applied_locally_total")).isEqualTo(1);
     assertThat(a.metric("inferencecache_replication_resyncs_pending")).isEqualTo(1);
     // A replica started while the broker is down starts: ready after its catch-up bound, answering.
-    final ServeProcess c = serve("c", false, "2s");
+    final ServeChild c = serve("c", false, "2s");
     c.awaitReady(READY);
     assertThat(answer(c, 0)).doesNotStartWith("PREFIX_MATCH");
     assertThat(c.metric("inferencecache_replication_connected")).isZero();

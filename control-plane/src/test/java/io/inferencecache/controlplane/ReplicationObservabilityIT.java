@@ -10,6 +10,7 @@ import io.inferencecache.controlplane.support.PrometheusProcess;
 import io.inferencecache.controlplane.support.ServeProcess;
 import io.inferencecache.natslocal.NatsServerExtension;
 import io.inferencecache.replication.StreamRecord;
+import io.inferencecache.servelocal.ServeChild;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.index.PrefixRecord;
 import io.inferencecache.subscriber.report.SubscriberUpdate;
@@ -57,8 +58,8 @@ class ReplicationObservabilityIT {
 
   @TempDir Path dir;
 
-  private ServeProcess serve(final String name, final String natsUrl) {
-    return new ServeProcess(
+  private ServeChild serve(final String name, final String natsUrl) {
+    return ServeProcess.of(
             dir.resolve(name),
             "replication:\n  natsUrl: "
                 + natsUrl
@@ -71,9 +72,9 @@ class ReplicationObservabilityIT {
   @Test
   void eachReplicationAlertSelectsTheReplicasItIsAboutAndEveryReplicationPanelHasData()
       throws Exception {
-    final ServeProcess a = serve("a", nats.url());
-    final ServeProcess b = serve("b", nats.url());
-    final ServeProcess c = serve("c", idle.url());
+    final ServeChild a = serve("a", nats.url());
+    final ServeChild b = serve("b", nats.url());
+    final ServeChild c = serve("c", idle.url());
     final ScheduledExecutorService load = Executors.newSingleThreadScheduledExecutor();
     JetStreamUpdateSink sink = null;
     try {
@@ -140,8 +141,8 @@ class ReplicationObservabilityIT {
       if (sink != null) {
         sink.close();
       }
-      for (final ServeProcess s : List.of(a, b, c)) {
-        s.kill();
+      for (final ServeChild s : List.of(a, b, c)) {
+        s.close();
       }
     }
   }
@@ -177,7 +178,7 @@ class ReplicationObservabilityIT {
     }
   }
 
-  private static String prometheusConfig(final Map<String, ServeProcess> replicas) {
+  private static String prometheusConfig(final Map<String, ServeChild> replicas) {
     final StringBuilder targets = new StringBuilder();
     replicas.forEach(
         (pod, s) ->
@@ -258,11 +259,11 @@ class ReplicationObservabilityIT {
   /** A subscriber publishing to the stream, and ReportCacheState sent to replica a (forwarded). */
   private static final class Traffic {
     private final JetStreamUpdateSink sink;
-    private final ServeProcess direct;
+    private final ServeChild direct;
     final AtomicReference<Exception> failure = new AtomicReference<>();
     private int round;
 
-    Traffic(final JetStreamUpdateSink sink, final ServeProcess direct) {
+    Traffic(final JetStreamUpdateSink sink, final ServeChild direct) {
       this.sink = sink;
       this.direct = direct;
     }

@@ -1,6 +1,7 @@
 package io.inferencecache.perf.replication;
 
 import io.inferencecache.natslocal.NatsServer;
+import io.inferencecache.servelocal.ServeChild;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,6 +60,7 @@ final class CatchUp {
         try (ServeChild s =
             new ServeChild(
                 o.common.jar,
+                ReplicationDrills.SERVE_JVM_OPTIONS,
                 dir.resolve("empty"),
                 ReplicationDrills.serveYaml(nats.url(), emptyStream, maxEntries, null))) {
           final long ms = s.start().awaitReadyMillis(o.common.readyTimeout);
@@ -77,6 +79,7 @@ final class CatchUp {
           try (ServeChild s =
               new ServeChild(
                   o.common.jar,
+                  ReplicationDrills.SERVE_JVM_OPTIONS,
                   dir.resolve("wiped"),
                   ReplicationDrills.serveYaml(nats.url(), wipedStream, maxEntries, null))) {
             final long ms = s.start().awaitReadyMillis(o.common.readyTimeout);
@@ -107,6 +110,7 @@ final class CatchUp {
             ServeChild s =
                 new ServeChild(
                     o.common.jar,
+                    ReplicationDrills.SERVE_JVM_OPTIONS,
                     dir.resolve("killed"),
                     ReplicationDrills.serveYaml(
                         nats.url(),

@@ -8,6 +8,7 @@ import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.proto.v1alpha1.ReplicaScore;
 import io.inferencecache.replication.StreamRecord;
+import io.inferencecache.servelocal.ServeChild;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.index.PrefixRecord;
 import io.inferencecache.subscriber.report.SubscriberUpdate;
@@ -63,12 +64,14 @@ final class Drills {
         ServeChild a =
             new ServeChild(
                 o.common.jar,
+                ReplicationDrills.SERVE_JVM_OPTIONS,
                 work.resolve("a"),
                 ReplicationDrills.serveYaml(
                     nats.url(), stream, 4_000_000, work.resolve("a").resolve("index.dat")));
         ServeChild b =
             new ServeChild(
                 o.common.jar,
+                ReplicationDrills.SERVE_JVM_OPTIONS,
                 work.resolve("b"),
                 ReplicationDrills.serveYaml(nats.url(), stream, 4_000_000, null))) {
       long last = fill.publish(0, o.chains);

@@ -1,6 +1,7 @@
 package io.inferencecache.perf.replication;
 
 import io.inferencecache.natslocal.NatsServer;
+import io.inferencecache.servelocal.ServeChild;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -48,10 +49,11 @@ final class IngestThroughput {
     try (ServeChild d =
         new ServeChild(
             o.common.jar,
+            ReplicationDrills.SERVE_JVM_OPTIONS,
             work.resolve("direct"),
             "index:\n  maxEntries: " + maxEntries + "\n  defaultTtl: 24h\n")) {
       d.start().awaitReadyMillis(bound);
-      final long acked = ingestLoad(d.target(), work.resolve("direct-acked.txt"), () -> {});
+      final long acked = ingestLoad(d.grpcTarget(), work.resolve("direct-acked.txt"), () -> {});
       direct = acked / (double) o.seconds;
       System.out.printf(
           "direct acked_chains=%d chains_per_s=%.0f index_entries=%.0f load=\"%s\"%n",
@@ -67,11 +69,13 @@ final class IngestThroughput {
           ServeChild a =
               new ServeChild(
                   o.common.jar,
+                  ReplicationDrills.SERVE_JVM_OPTIONS,
                   work.resolve("a"),
                   ReplicationDrills.serveYaml(nats.url(), stream, maxEntries, null));
           ServeChild b =
               new ServeChild(
                   o.common.jar,
+                  ReplicationDrills.SERVE_JVM_OPTIONS,
                   work.resolve("b"),
                   ReplicationDrills.serveYaml(nats.url(), stream, maxEntries, null))) {
         a.start();
@@ -81,7 +85,7 @@ final class IngestThroughput {
         final long[] first = new long[2];
         final long acked =
             ingestLoad(
-                a.target(),
+                a.grpcTarget(),
                 work.resolve("forwarded-acked.txt"),
                 () -> {
                   if (first[0] == 0 && a.appliedSequence() > 0) {

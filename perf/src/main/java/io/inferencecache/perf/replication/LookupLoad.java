@@ -3,6 +3,7 @@ package io.inferencecache.perf.replication;
 import io.grpc.StatusRuntimeException;
 import io.inferencecache.perf.chaos.IngestLoad;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
+import io.inferencecache.servelocal.ServeChild;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

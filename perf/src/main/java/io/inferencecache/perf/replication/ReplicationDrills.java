@@ -29,6 +29,9 @@ import picocli.CommandLine.Option;
     },
     description = "Replication catch-up times, ingest throughput and fault drills.")
 public final class ReplicationDrills {
+  /** The heap of ops/chaos/kill-restart.sh, whose ready time docs/reliability.md reports. */
+  static final List<String> SERVE_JVM_OPTIONS = List.of("-Xmx512m");
+
   ReplicationDrills() {}
 
   /** Exit codes: 0 every check passed, 1 a check failed, 2 usage error. */

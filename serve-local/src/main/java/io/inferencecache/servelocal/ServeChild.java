@@ -1,4 +1,4 @@
-package io.inferencecache.perf.replication;
+package io.inferencecache.servelocal;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
@@ -26,11 +26,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One {@code java -jar inference-cache.jar serve} child of the replication drills: loopback ports
- * picked once (kept across restarts, so clients reconnect to the same address), auth off, the
- * drill's YAML, one log file per start; ended by PID ({@code kill -9} or SIGTERM).
+ * One {@code java -jar inference-cache.jar serve} child process: gRPC and HTTP on loopback ports
+ * picked at construction and kept across restarts (clients reconnect to the same address), the
+ * snapshot listener on an ephemeral loopback port, auth off, text logs, the caller's YAML file, and
+ * one log file per start in the caller's directory. Ended by PID ({@code kill -9} or SIGTERM).
  */
-final class ServeChild implements AutoCloseable {
+public final class ServeChild implements AutoCloseable {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -41,6 +42,7 @@ final class ServeChild implements AutoCloseable {
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss,SSS");
 
   private final String jar;
+  private final List<String> jvmOptions;
   private final Path dir;
   private final Path config;
   private final int grpcPort = freePort();
@@ -50,8 +52,16 @@ final class ServeChild implements AutoCloseable {
   private int starts;
   private ManagedChannel channel;
 
-  ServeChild(final String jar, final Path dir, final String yaml) {
+  /**
+   * @param jar the product's executable jar
+   * @param jvmOptions options before {@code -jar} (heap, JIT)
+   * @param dir working directory for its config file and logs (created)
+   * @param yaml the configuration file's content
+   */
+  public ServeChild(
+      final String jar, final List<String> jvmOptions, final Path dir, final String yaml) {
     this.jar = jar;
+    this.jvmOptions = List.copyOf(jvmOptions);
     this.dir = dir;
     this.config = dir.resolve("serve.yaml");
     try {
@@ -62,12 +72,12 @@ final class ServeChild implements AutoCloseable {
     }
   }
 
-  /** Starts the process; the time to ready counts from here. */
-  ServeChild start() {
+  /** Starts the process without waiting; the time to ready counts from here. */
+  public ServeChild start() {
     final List<String> cmd = new ArrayList<>();
     cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-    // The heap of ops/chaos/kill-restart.sh, whose ready time docs/reliability.md reports.
-    cmd.addAll(List.of("-Xmx512m", "-jar", jar, "serve"));
+    cmd.addAll(jvmOptions);
+    cmd.addAll(List.of("-jar", jar, "serve"));
     cmd.addAll(
         List.of(
             "--insecure-disable-auth",
@@ -91,13 +101,13 @@ final class ServeChild implements AutoCloseable {
   }
 
   /**
-   * Waits for {@code /readyz} 200 and returns the milliseconds from {@link #start()}.
+   * Waits for {@code /readyz} 200 and returns the milliseconds since {@link #start()}.
    *
-   * @throws IllegalStateException when the process exits or the bound passes
+   * @throws IllegalStateException when the process exits or the bound passes, naming its log
    */
-  long awaitReadyMillis(final Duration bound) {
+  public long awaitReadyMillis(final Duration bound) {
     final long deadline = startedNanos + bound.toNanos();
-    while (System.nanoTime() < deadline) {
+    while (System.nanoTime() - deadline < 0) {
       if (!process.isAlive()) {
         throw new IllegalStateException("serve exited before ready; log " + logFile());
       }
@@ -109,7 +119,14 @@ final class ServeChild implements AutoCloseable {
     throw new IllegalStateException("serve not ready within " + bound + "; log " + logFile());
   }
 
-  private int status(final String path) {
+  /** As {@link #awaitReadyMillis}, for chaining. */
+  public ServeChild awaitReady(final Duration bound) {
+    awaitReadyMillis(bound);
+    return this;
+  }
+
+  /** The HTTP status of a GET of {@code path} on its public listener, or -1 when unreachable. */
+  public int status(final String path) {
     try {
       return HTTP.send(
               HttpRequest.newBuilder(URI.create(http(path))).timeout(Duration.ofSeconds(2)).build(),
@@ -124,7 +141,7 @@ final class ServeChild implements AutoCloseable {
   }
 
   /** The value of an unlabelled sample on {@code /metrics}, or -1 when absent or unreachable. */
-  double metric(final String name) {
+  public double metric(final String name) {
     try {
       final String body =
           HTTP.send(
@@ -143,35 +160,22 @@ final class ServeChild implements AutoCloseable {
     }
   }
 
-  /**
-   * Milliseconds from the stream reader's start ({@code event=replication_reader_started}, the
-   * log's UTC timestamp) of the current start to now: called right after {@link #awaitReadyMillis},
-   * the catch-up part of the ready time. -1 when the line is missing.
-   */
-  long millisSinceReaderStarted() {
-    final long now = System.currentTimeMillis();
-    final Matcher m = READER_STARTED.matcher(log());
-    long at = -1;
-    while (m.find()) {
-      at = LocalDateTime.parse(m.group(1), LOG_TIME).toInstant(ZoneOffset.UTC).toEpochMilli();
-    }
-    return at < 0 ? -1 : now - at;
-  }
-
   /** {@code inferencecache_replication_applied_sequence}, or -1. */
-  long appliedSequence() {
+  public long appliedSequence() {
     return (long) metric("inferencecache_replication_applied_sequence");
   }
 
   /**
-   * Waits until the applied sequence is at least {@code sequence}; returns the milliseconds it
-   * took.
+   * Waits until the applied stream sequence is at least {@code sequence}; returns the milliseconds
+   * it took.
+   *
+   * @throws IllegalStateException when the bound passes, naming its log
    */
-  long awaitApplied(final long sequence, final Duration bound) {
+  public long awaitApplied(final long sequence, final Duration bound) {
     final long t0 = System.nanoTime();
     final long deadline = t0 + bound.toNanos();
     while (appliedSequence() < sequence) {
-      if (System.nanoTime() > deadline) {
+      if (System.nanoTime() - deadline > 0) {
         throw new IllegalStateException(
             "applied sequence "
                 + appliedSequence()
@@ -187,29 +191,51 @@ final class ServeChild implements AutoCloseable {
     return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
   }
 
+  /**
+   * Milliseconds from the current start's stream-reader start ({@code
+   * event=replication_reader_started}, the log's UTC time) to now: called right after {@link
+   * #awaitReadyMillis}, the catch-up part of the ready time. -1 when the line is missing.
+   */
+  public long millisSinceReaderStarted() {
+    final long now = System.currentTimeMillis();
+    final Matcher m = READER_STARTED.matcher(log());
+    long at = -1;
+    while (m.find()) {
+      at = LocalDateTime.parse(m.group(1), LOG_TIME).toInstant(ZoneOffset.UTC).toEpochMilli();
+    }
+    return at < 0 ? -1 : now - at;
+  }
+
   /** A plaintext channel to the gRPC port (kept across restarts). */
-  synchronized ManagedChannel channel() {
+  public synchronized ManagedChannel channel() {
     if (channel == null) {
       channel = NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext().build();
     }
     return channel;
   }
 
-  String target() {
+  /** Its gRPC target, {@code 127.0.0.1:port}. */
+  public String grpcTarget() {
     return "127.0.0.1:" + grpcPort;
   }
 
-  private String http(final String path) {
+  /** The URL of {@code path} on its public HTTP listener. */
+  public String http(final String path) {
     return "http://127.0.0.1:" + httpPort + path;
   }
 
+  /** Whether the current start's process is running. */
+  public boolean alive() {
+    return process != null && process.isAlive();
+  }
+
   /** {@code kill -9 PID}, and waits for the exit. */
-  void kill() {
+  public void kill() {
     end(true);
   }
 
-  /** SIGTERM to the PID, and waits for the exit. */
-  void stop() {
+  /** SIGTERM to the PID, and waits for the exit (SIGKILL after 60 s). */
+  public void stop() {
     end(false);
   }
 
@@ -234,12 +260,12 @@ final class ServeChild implements AutoCloseable {
   }
 
   /** The current start's log file. */
-  Path logFile() {
+  public Path logFile() {
     return dir.resolve("serve-" + starts + ".log");
   }
 
-  /** The current start's log. */
-  String log() {
+  /** Everything the current (or last) start logged. */
+  public String log() {
     try {
       return Files.readString(logFile(), StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -247,6 +273,7 @@ final class ServeChild implements AutoCloseable {
     }
   }
 
+  /** Closes the channel and kills the process. */
   @Override
   public synchronized void close() {
     if (channel != null) {
