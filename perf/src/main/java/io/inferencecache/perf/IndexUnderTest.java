@@ -3,6 +3,7 @@ package io.inferencecache.perf;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.CacheIndexV1;
 import io.inferencecache.engine.IndexConfig;
+import io.inferencecache.engine.IndexEvent;
 import io.inferencecache.engine.IngestUpdate;
 import io.inferencecache.engine.LookupRequest;
 import io.inferencecache.engine.LookupResult;
@@ -102,6 +103,18 @@ public abstract class IndexUnderTest implements AutoCloseable {
   @Override
   public abstract void close();
 
+  /**
+   * Removes every holder {@code replica} has in {@code (tenant, model)} by an ALL_CLEARED event;
+   * false for the reference, which takes no events.
+   */
+  public boolean allCleared(final String tenant, final String model, final String replica) {
+    return false;
+  }
+
+  static IndexEvent allClearedEvent(final String tenant, final String model, final String replica) {
+    return new IndexEvent(IndexEvent.Type.ALL_CLEARED, replica, model, tenant, null, 0, "");
+  }
+
   /** The engine. */
   static final class Engine extends IndexUnderTest {
     final CacheIndex index;
@@ -109,6 +122,12 @@ public abstract class IndexUnderTest implements AutoCloseable {
 
     Engine(final CacheIndex index) {
       this.index = index;
+    }
+
+    @Override
+    public boolean allCleared(final String tenant, final String model, final String replica) {
+      index.applyEvent(allClearedEvent(tenant, model, replica));
+      return true;
     }
 
     @Override
@@ -165,6 +184,12 @@ public abstract class IndexUnderTest implements AutoCloseable {
 
     EngineV1(final CacheIndexV1 index) {
       this.index = index;
+    }
+
+    @Override
+    public boolean allCleared(final String tenant, final String model, final String replica) {
+      index.applyEvent(allClearedEvent(tenant, model, replica));
+      return true;
     }
 
     @Override
