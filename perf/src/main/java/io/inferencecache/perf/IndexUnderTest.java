@@ -104,15 +104,17 @@ public abstract class IndexUnderTest implements AutoCloseable {
   public abstract void close();
 
   /**
-   * Removes every holder {@code replica} has in {@code (tenant, model)} by an ALL_CLEARED event;
-   * false for the reference, which takes no events.
+   * Removes holder {@code replica} of block {@code hash} in {@code (tenant, model)} by a
+   * PREFIX_EVICTED event; false for the reference, which takes no events.
    */
-  public boolean allCleared(final String tenant, final String model, final String replica) {
+  public boolean prefixEvicted(
+      final String tenant, final String model, final String replica, final byte[] hash) {
     return false;
   }
 
-  static IndexEvent allClearedEvent(final String tenant, final String model, final String replica) {
-    return new IndexEvent(IndexEvent.Type.ALL_CLEARED, replica, model, tenant, null, 0, "");
+  static IndexEvent evictedEvent(
+      final String tenant, final String model, final String replica, final byte[] hash) {
+    return new IndexEvent(IndexEvent.Type.PREFIX_EVICTED, replica, model, tenant, hash, 0, "");
   }
 
   /** The engine. */
@@ -125,8 +127,9 @@ public abstract class IndexUnderTest implements AutoCloseable {
     }
 
     @Override
-    public boolean allCleared(final String tenant, final String model, final String replica) {
-      index.applyEvent(allClearedEvent(tenant, model, replica));
+    public boolean prefixEvicted(
+        final String tenant, final String model, final String replica, final byte[] hash) {
+      index.applyEvent(evictedEvent(tenant, model, replica, hash));
       return true;
     }
 
@@ -187,8 +190,9 @@ public abstract class IndexUnderTest implements AutoCloseable {
     }
 
     @Override
-    public boolean allCleared(final String tenant, final String model, final String replica) {
-      index.applyEvent(allClearedEvent(tenant, model, replica));
+    public boolean prefixEvicted(
+        final String tenant, final String model, final String replica, final byte[] hash) {
+      index.applyEvent(evictedEvent(tenant, model, replica, hash));
       return true;
     }
 

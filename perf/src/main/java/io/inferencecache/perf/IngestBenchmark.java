@@ -32,12 +32,13 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code mode=newKeys}: every block is a key never seen before, in an index sized so nothing
  *       is evicted; the chain's hashes are rewritten in place before each call (both indexes copy
  *       what they keep). With {@code newKeysMap=reused} (the default) one index serves the whole
- *       trial and is emptied after each iteration (ALL_CLEARED of every writer, not measured), so
- *       an iteration inserts its new keys into memory an earlier iteration already touched, as a
- *       running server does once its map has been filled; the keys stay new (the chain counter
- *       never repeats). The reference takes no events and is opened anew each iteration (it has no
- *       off-heap map to fault in). With {@code newKeysMap=fresh} every iteration opens a new index,
- *       so most inserts also fault in the new map's pages: the first fill of a server's map.
+ *       trial and is emptied after each iteration (a PREFIX_EVICTED event for every block it added,
+ *       not measured), so an iteration inserts its new keys into memory an earlier iteration
+ *       already touched, as a running server does once its map has been filled; the keys stay new
+ *       (the chain counter never repeats). The reference takes no events and is opened anew each
+ *       iteration (it has no off-heap map to fault in). With {@code newKeysMap=fresh} every
+ *       iteration opens a new index, so most inserts also fault in the new map's pages: the first
+ *       fill of a server's map.
  *   <li>{@code mode=refresh}: re-reports a chain a replica already holds in the pinned shape of
  *       {@code refreshChains} chains (16 holders a key), so each upsert rewrites one holder record
  *       of a 16-holder key.
@@ -92,6 +93,7 @@ public class IngestBenchmark {
   private final String[] replicas = new String[16];
   private long chain;
   private long ingestedThisIteration;
+  private long firstChainThisIteration;
 
   // refresh: updates of (chain, holder) pairs already in the index.
   private IngestUpdate[] pool;
@@ -166,6 +168,7 @@ public class IngestBenchmark {
                   .averageHoldersPerKey(1.0));
     }
     ingestedThisIteration = 0;
+    firstChainThisIteration = chain;
   }
 
   @TearDown(Level.Iteration)
@@ -183,16 +186,22 @@ public class IngestBenchmark {
               + "; raise NEW_KEYS_CAPACITY");
     }
     if (newKeys && reuse) {
-      for (String r : replicas) {
-        if (!index.allCleared(Workload.TENANT, Workload.MODEL, r)) {
-          index.close();
-          index = null; // the reference: opened anew for the next iteration
-          return;
+      // every block of the iteration evicted by event: the map is empty again, its memory touched
+      for (long c = firstChainThisIteration; c < chain; c++) {
+        final String r = replicas[(int) (c & 15)];
+        for (int b = 0; b < BLOCKS; b++) {
+          final byte[] h = new byte[8];
+          Workload.putLongBe(h, SyntheticChains.mix64(~(c * BLOCKS + b)));
+          if (!index.prefixEvicted(Workload.TENANT, Workload.MODEL, r, h)) {
+            index.close();
+            index = null; // the reference: opened anew for the next iteration
+            return;
+          }
         }
       }
       if (index.totalEntries() != 0) {
         throw new IllegalStateException(
-            "newKeys index not empty after ALL_CLEARED: " + index.totalEntries());
+            "newKeys index not empty after the evictions: " + index.totalEntries());
       }
     }
   }
