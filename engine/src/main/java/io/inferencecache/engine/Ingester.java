@@ -32,6 +32,8 @@ final class Ingester {
   private final IndexListener listener;
   private final Evictor evictor;
   private final KeyBuffer wkey = new KeyBuffer();
+  // A chain's cumulative token counts (block j: the sum of its counts up to j), reused.
+  private int[] cumulative = new int[64];
 
   Ingester(
       final IndexConfig config,
@@ -158,11 +160,28 @@ final class Ingester {
       if (hashes.size() != blockCounts.length) {
         return; // malformed chain entries are dropped whole
       }
-      int cumulative = 0;
+      final int n = blockCounts.length;
+      if (cumulative.length < n) {
+        cumulative = new int[Math.max(n, cumulative.length * 2)];
+      }
+      int sum = 0;
+      for (int j = 0; j < n; j++) {
+        sum += blockCounts[j]; // int32 running sum, wrapping like upstream
+        cumulative[j] = sum;
+      }
       chainStart(store);
-      for (int j = 0; j < blockCounts.length; j++) {
-        cumulative += blockCounts[j]; // int32 running sum, wrapping like upstream
-        upsert(p, hashes.get(j), replica, cumulative, ts, tier);
+      // A refresh per run is tried where the chain starts and where the last one ended; once the
+      // store declines, the rest of the chain is upserted block by block.
+      boolean perRun = true;
+      for (int j = 0; j < n; ) {
+        final int refreshed = perRun ? refreshInPlace(p, store, hashes, j, replica, ts, tier) : 0;
+        if (refreshed > 0) {
+          j += refreshed;
+        } else {
+          perRun = false;
+          upsert(p, hashes.get(j), replica, cumulative[j], ts, tier);
+          j++;
+        }
       }
       if (prefix.length > 0) {
         chainStart(store); // the whole-prefix key is not a block of the chain's run
@@ -172,6 +191,38 @@ final class Ingester {
       chainStart(store);
       upsert(p, prefix, replica, e.tokenCount(), ts, tier);
     }
+  }
+
+  /**
+   * Refreshes, per run, the blocks {@code hashes[from..]} a replica re-reports where the store can
+   * do so exactly as the per-block upserts would ({@link RunStore#refreshChain}); each refreshed
+   * block is journalled and reported like an upsert whose outcome is {@link RunStore#REFRESHED}.
+   * Returns how many blocks it refreshed (0: upsert block {@code from}). Not taken while the arena
+   * is full: there an upsert makes room first, whatever its outcome.
+   */
+  private int refreshInPlace(
+      final Partition p,
+      final RunStore store,
+      final List<byte[]> hashes,
+      final int from,
+      final int replica,
+      final long ts,
+      final int tier) {
+    final byte[] first = hashes.get(from);
+    if (first == null
+        || refusedCount > 0
+        || !storage.arena().hasFree()
+        || !wkey.set(p.id(), first, 0, first.length)) {
+      return 0;
+    }
+    final int n = store.refreshChain(wkey, hashes, from, cumulative, replica, ts, tier);
+    for (int j = from; j < from + n; j++) {
+      final int k = journal(p.id(), hashes.get(j), cumulative[j], tier);
+      if (listener.wantsChanges()) {
+        changes.reportStored(p, journalHash[k], replica, journalTokens[k], journalTs);
+      }
+    }
+    return n;
   }
 
   private void upsert(

@@ -3,6 +3,7 @@ package io.inferencecache.perf;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.CacheIndexV1;
 import io.inferencecache.engine.IndexConfig;
+import io.inferencecache.engine.IndexEvent;
 import io.inferencecache.engine.IngestUpdate;
 import io.inferencecache.engine.LookupRequest;
 import io.inferencecache.engine.LookupResult;
@@ -102,6 +103,20 @@ public abstract class IndexUnderTest implements AutoCloseable {
   @Override
   public abstract void close();
 
+  /**
+   * Removes holder {@code replica} of block {@code hash} in {@code (tenant, model)} by a
+   * PREFIX_EVICTED event; false for the reference, which takes no events.
+   */
+  public boolean prefixEvicted(
+      final String tenant, final String model, final String replica, final byte[] hash) {
+    return false;
+  }
+
+  static IndexEvent evictedEvent(
+      final String tenant, final String model, final String replica, final byte[] hash) {
+    return new IndexEvent(IndexEvent.Type.PREFIX_EVICTED, replica, model, tenant, hash, 0, "");
+  }
+
   /** The engine. */
   static final class Engine extends IndexUnderTest {
     final CacheIndex index;
@@ -109,6 +124,13 @@ public abstract class IndexUnderTest implements AutoCloseable {
 
     Engine(final CacheIndex index) {
       this.index = index;
+    }
+
+    @Override
+    public boolean prefixEvicted(
+        final String tenant, final String model, final String replica, final byte[] hash) {
+      index.applyEvent(evictedEvent(tenant, model, replica, hash));
+      return true;
     }
 
     @Override
@@ -165,6 +187,13 @@ public abstract class IndexUnderTest implements AutoCloseable {
 
     EngineV1(final CacheIndexV1 index) {
       this.index = index;
+    }
+
+    @Override
+    public boolean prefixEvicted(
+        final String tenant, final String model, final String replica, final byte[] hash) {
+      index.applyEvent(evictedEvent(tenant, model, replica, hash));
+      return true;
     }
 
     @Override

@@ -29,9 +29,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * ({@code @OperationsPerInvocation(64)}).
  *
  * <ul>
- *   <li>{@code mode=newKeys}: every block is a key never seen before (a fresh index each iteration,
- *       sized so nothing is evicted); the chain's hashes are rewritten in place before each call
- *       (both indexes copy what they keep).
+ *   <li>{@code mode=newKeys}: every block is a key never seen before, in an index sized so nothing
+ *       is evicted; the chain's hashes are rewritten in place before each call (both indexes copy
+ *       what they keep). With {@code newKeysMap=reused} (the default) one index serves the whole
+ *       trial and is emptied after each iteration (a PREFIX_EVICTED event for every block it added,
+ *       not measured), so an iteration inserts its new keys into memory an earlier iteration
+ *       already touched, as a running server does once its map has been filled; the keys stay new
+ *       (the chain counter never repeats). The reference takes no events and is opened anew each
+ *       iteration (it has no off-heap map to fault in). With {@code newKeysMap=fresh} every
+ *       iteration opens a new index, so most inserts also fault in the new map's pages: the first
+ *       fill of a server's map.
  *   <li>{@code mode=refresh}: re-reports a chain a replica already holds in the pinned shape of
  *       {@code refreshChains} chains (16 holders a key), so each upsert rewrites one holder record
  *       of a 16-holder key.
@@ -66,6 +73,10 @@ public class IngestBenchmark {
   @Param({"newKeys", "refresh", "newHolder"})
   public String mode;
 
+  /** newKeys: {@code reused} (one index, emptied between iterations) or {@code fresh}. */
+  @Param({"reused"})
+  public String newKeysMap;
+
   /** Chains of the pinned-shape index that refresh runs against (781 = 800k holder-blocks). */
   @Param({"781"})
   public int refreshChains;
@@ -73,6 +84,7 @@ public class IngestBenchmark {
   private IndexUnderTest index;
   private boolean newKeys;
   private boolean newHolder;
+  private boolean reuse;
   private int growCalls;
 
   // newKeys: one chain whose hashes are rewritten before each call.
@@ -81,6 +93,7 @@ public class IngestBenchmark {
   private final String[] replicas = new String[16];
   private long chain;
   private long ingestedThisIteration;
+  private long firstChainThisIteration;
 
   // refresh: updates of (chain, holder) pairs already in the index.
   private IngestUpdate[] pool;
@@ -90,6 +103,14 @@ public class IngestBenchmark {
   public void setUpTrial() {
     newKeys = mode.equals("newKeys");
     newHolder = mode.equals("newHolder");
+    reuse =
+        switch (newKeysMap) {
+          case "reused" -> true;
+          case "fresh" -> false;
+          default ->
+              throw new IllegalArgumentException(
+                  "newKeysMap must be reused or fresh: " + newKeysMap);
+        };
     java.util.Arrays.fill(counts, TOKENS);
     for (int b = 0; b < BLOCKS; b++) {
       hashes.add(new byte[8]);
@@ -133,17 +154,21 @@ public class IngestBenchmark {
     if (!newKeys) {
       return;
     }
-    if (index != null) {
+    if (index != null && !reuse) {
       index.close();
+      index = null;
     }
-    index =
-        IndexUnderTest.open(
-            impl,
-            new IndexConfig()
-                .maxEntries(NEW_KEYS_CAPACITY)
-                .averageHashBytes(8)
-                .averageHoldersPerKey(1.0));
+    if (index == null) {
+      index =
+          IndexUnderTest.open(
+              impl,
+              new IndexConfig()
+                  .maxEntries(NEW_KEYS_CAPACITY)
+                  .averageHashBytes(8)
+                  .averageHoldersPerKey(1.0));
+    }
     ingestedThisIteration = 0;
+    firstChainThisIteration = chain;
   }
 
   @TearDown(Level.Iteration)
@@ -160,11 +185,32 @@ public class IngestBenchmark {
               + ingestedThisIteration
               + "; raise NEW_KEYS_CAPACITY");
     }
+    if (newKeys && reuse) {
+      // every block of the iteration evicted by event: the map is empty again, its memory touched
+      for (long c = firstChainThisIteration; c < chain; c++) {
+        final String r = replicas[(int) (c & 15)];
+        for (int b = 0; b < BLOCKS; b++) {
+          final byte[] h = new byte[8];
+          Workload.putLongBe(h, SyntheticChains.mix64(~(c * BLOCKS + b)));
+          if (!index.prefixEvicted(Workload.TENANT, Workload.MODEL, r, h)) {
+            index.close();
+            index = null; // the reference: opened anew for the next iteration
+            return;
+          }
+        }
+      }
+      if (index.totalEntries() != 0) {
+        throw new IllegalStateException(
+            "newKeys index not empty after the evictions: " + index.totalEntries());
+      }
+    }
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    index.close();
+    if (index != null) {
+      index.close();
+    }
   }
 
   /** Chain {@code c}'s 64 blocks reported by replica {@code r} (the hashes rewritten in place). */

@@ -235,6 +235,149 @@ class LayoutDifferentialTest {
     }
   }
 
+  /**
+   * Re-reported chains, the shapes the per-run refresh takes and the ones it must decline, one at a
+   * time: a whole chain (one run, and 300 blocks over several runs), a prefix and a slice (part of
+   * a run), other token counts, another tier, a timestamp another replica already has, the same
+   * timestamp again, a refresh after a middle block's holder was evicted by event, a refresh that
+   * extends the chain past its run, and finally cap evictions whose victims follow the refreshed
+   * last-seen times. After every step both layouts must agree on every lookup of every chain, every
+   * stored and removed entry, the counts and the snapshot.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {21L, 22L})
+  void v2AnswersExactlyAsV1WhenReplicasRefreshChainsPerRun(final long seed) {
+    final SplittableRandom rnd = new SplittableRandom(seed);
+    final Recorder rec2 = new Recorder();
+    final Recorder rec1 = new Recorder();
+    final Side side = new Side(rec2, rec1, c -> c.maxEntries(2_400).averageHoldersPerKey(4.0));
+    if (seed % 2 == 1) {
+      System.setProperty(RunStore.MAX_RUN_BYTES_PROP_NAME, "1024");
+    }
+    side.open(seed);
+    final List<List<byte[]>> chains = new ArrayList<>();
+    for (int len : new int[] {64, 40, 300}) {
+      final List<byte[]> chain = new ArrayList<>();
+      for (int i = 0; i < len; i++) {
+        chain.add(bytes(rnd, 8));
+      }
+      chains.add(chain);
+    }
+    final String[] tenants = {"beta", "ghost"};
+    final int[] step = {0};
+    final java.util.function.Consumer<IngestUpdate> both =
+        u -> {
+          now[0] += 1_000_000L;
+          side.v2.ingest(u);
+          side.v1.ingest(u);
+          compareEverything(side, rec1, rec2, chains, tenants, "step " + step[0]++);
+        };
+    try {
+      for (String t : tenants) {
+        for (int r = 0; r < 4; r++) {
+          for (List<byte[]> c : chains) {
+            both.accept(report(REPLICAS[r], t, c, 0, c.size(), 16, 1, 0));
+          }
+        }
+      }
+      for (String t : tenants) {
+        for (List<byte[]> c : chains) {
+          final int n = c.size();
+          both.accept(report("r1", t, c, 0, n, 16, 1, 0)); // whole chain
+          both.accept(report("r2", t, c, 0, n / 3, 16, 1, 0)); // a prefix: part of a run
+          both.accept(report("r2", t, c, n / 4, n / 2, 16, 1, 0)); // a slice
+          both.accept(report("r2", t, c, 0, n, 16, 1, 0)); // whole again, the entry split before
+          both.accept(report("r3", t, c, 0, n, 7, 1, 0)); // other token counts
+          both.accept(report("r0", t, c, 0, n, 16, 2, 0)); // another tier
+          final long micros = now[0] / 1000 + 1;
+          both.accept(report("r0", t, c, 0, n, 16, 2, micros)); // r0 now at micros
+          both.accept(report("r1", t, c, 0, n, 16, 2, micros)); // r1: the same triple as r0
+          both.accept(report("r0", t, c, 0, n, 16, 2, micros)); // r0 again, same timestamp
+          final IndexEvent middle =
+              new IndexEvent(IndexEvent.Type.PREFIX_EVICTED, "r3", "m1", t, c.get(n / 2), 0, "");
+          side.v2.applyEvent(middle);
+          side.v1.applyEvent(middle);
+          compareEverything(side, rec1, rec2, chains, tenants, "evicted middle of " + n);
+          both.accept(report("r3", t, c, 0, n, 7, 1, 0)); // refresh after a middle block went
+          both.accept(report("r3", t, c, 0, n, 7, 1, 0)); // and again, now whole
+        }
+        // a refresh that goes on past the stored chain: the new blocks extend its run
+        final List<byte[]> longer = new ArrayList<>(chains.get(1));
+        for (int i = 0; i < 12; i++) {
+          longer.add(bytes(rnd, 8));
+        }
+        both.accept(report("r0", t, longer, 0, longer.size(), 16, 1, 0));
+        both.accept(report("r0", t, longer, 0, longer.size(), 16, 1, 0));
+        if (t.equals("beta")) {
+          chains.set(1, longer);
+        }
+      }
+      // cap evictions: the victims follow the last-seen times the refreshes left
+      final List<byte[]> big = new ArrayList<>();
+      for (int i = 0; i < 700; i++) {
+        big.add(bytes(rnd, 8));
+      }
+      both.accept(report("r5", "beta", big, 0, big.size(), 16, 1, 0));
+      assertEquals(List.of(), side.v2.verifyCounts());
+      assertTrue(rec2.reasons.containsAll(Set.of("cap", "event")), "" + rec2.reasons);
+    } finally {
+      side.close();
+      System.clearProperty(RunStore.MAX_RUN_BYTES_PROP_NAME);
+    }
+  }
+
+  private static IngestUpdate report(
+      final String replica,
+      final String tenant,
+      final List<byte[]> chain,
+      final int from,
+      final int to,
+      final int tokensPerBlock,
+      final int tier,
+      final long micros) {
+    final int[] counts = new int[to - from];
+    java.util.Arrays.fill(counts, tokensPerBlock);
+    return new IngestUpdate(
+        replica,
+        "m1",
+        tenant,
+        "vllm",
+        micros,
+        "",
+        List.of(IngestPrefix.chain(new ArrayList<>(chain.subList(from, to)), counts, tier)),
+        null);
+  }
+
+  private static void compareEverything(
+      final Side side,
+      final Recorder rec1,
+      final Recorder rec2,
+      final List<List<byte[]>> chains,
+      final String[] tenants,
+      final String at) {
+    final LookupRequest q = new LookupRequest();
+    final LookupResult a = new LookupResult();
+    final LookupResult b = new LookupResult();
+    for (String t : tenants) {
+      for (List<byte[]> c : chains) {
+        for (int len : new int[] {1, c.size() / 2, c.size()}) {
+          q.reset().keys(t, "m1", "vllm", "");
+          for (byte[] h : c.subList(0, Math.max(1, len))) {
+            q.addBlockHash(h).addBlockTokenCount(16);
+          }
+          side.v2.lookupRoute(q, a);
+          side.v1.lookupRoute(q, b);
+          assertSameResult(side, a, b, at + " lookup " + t + " " + len);
+        }
+      }
+    }
+    assertEquals(rec1.drain(), rec2.drain(), at + ": stored/removed entries and evictions");
+    assertEquals(side.v1.totalEntries(), side.v2.totalEntries(), at + ": entries");
+    assertEquals(side.v1.totalKeys(), side.v2.totalKeys(), at + ": keys");
+    assertEquals(0, side.v2.droppedFull(), at + ": dropped");
+    assertEquals(side.v1.snapshot(), side.v2.snapshot(), at + ": snapshot");
+  }
+
   /** Both indexes, persisted in their own directories, with the same settings and policies. */
   private final class Side implements AutoCloseable {
     final Recorder rec2;

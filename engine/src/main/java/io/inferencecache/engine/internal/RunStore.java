@@ -181,6 +181,26 @@ public final class RunStore implements Closeable {
   }
 
   /**
+   * Refreshes holder {@code replica} of a re-reported chain per run rather than per block: blocks
+   * {@code hashes[from..]}, the first of which is {@code key}, as far as they follow one another in
+   * the run holding {@code key} and the replica holds each with the token count {@code tokens[j]}
+   * (cumulative) and one attribute entry of its own ({@link RunRefresh}). The stored result is
+   * exactly what {@link #upsert} of each of those blocks (each a {@link #REFRESHED}) would store.
+   * Returns how many blocks it refreshed; for 0 nothing changed and the caller upserts {@code key}.
+   * Writer only; never refused (the run keeps its size).
+   */
+  public int refreshChain(
+      final KeyBuffer key,
+      final java.util.List<byte[]> hashes,
+      final int from,
+      final int[] tokens,
+      final int replica,
+      final long lastSeen,
+      final int tier) {
+    return writer.refreshChain(key, hashes, from, tokens, replica, lastSeen, tier);
+  }
+
+  /**
    * Removes holder {@code replica} of {@code key}, copying its record into record 0 of {@code
    * removed}. Writer only.
    *

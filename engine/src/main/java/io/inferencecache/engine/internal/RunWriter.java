@@ -1,5 +1,6 @@
 package io.inferencecache.engine.internal;
 
+import java.util.List;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 
@@ -19,6 +20,7 @@ final class RunWriter {
   private final RefusedRunRollback rollback;
   private final int maxRunBytes;
   private final RunImage img = new RunImage();
+  private final RunRefresh refresh;
 
   /** The image holds a run the writer is changing (stored by the next {@link #flush()}). */
   private boolean open;
@@ -37,6 +39,7 @@ final class RunWriter {
     this.entries = entries;
     this.rollback = rollback;
     this.maxRunBytes = maxRunBytes;
+    this.refresh = new RunRefresh(entries.map);
   }
 
   /** The image of the run being changed (valid after a {@link #load}). */
@@ -46,7 +49,46 @@ final class RunWriter {
 
   /** The next upsert starts a new chain: a new block is not appended to the last one's run. */
   void chainStart() {
+    refresh.forget();
     img.lastRow = -1;
+  }
+
+  /**
+   * See {@link RunStore#refreshChain}. The general path's state after those upserts is kept where
+   * it matters: a run the refresh ended on, with the chain going on past it, is rebuilt as the open
+   * image when the next block turns out to be absent (it is appended to that run).
+   */
+  int refreshChain(
+      final KeyBuffer key,
+      final List<byte[]> hashes,
+      final int from,
+      final int[] tokens,
+      final int replica,
+      final long lastSeen,
+      final int tier) {
+    final RunImage m = img;
+    final int p = KeyBuffer.partitionOf(key.bytes);
+    if (open
+        && m.partition == p
+        && m.findRow(
+                key.bytes,
+                HolderLayout.KEY_PARTITION_BYTES,
+                key.length - HolderLayout.KEY_PARTITION_BYTES)
+            >= 0) {
+      refresh.forget();
+      return 0; // a block of the run being changed: the general path changes the image
+    }
+    if (!entries.readLocation(key)) {
+      if (!open && refresh.reopenEnded(m, tokens, replica, lastSeen, tier)) {
+        open = true;
+        clean = false;
+      }
+      refresh.forget();
+      return 0;
+    }
+    flush();
+    return refresh.refresh(
+        entries.location(), entries.locationRow(), hashes, from, tokens, replica, lastSeen, tier);
   }
 
   /** See {@link RunStore#upsert}. */
@@ -57,6 +99,7 @@ final class RunWriter {
       final long lastSeen,
       final int tier,
       final CounterArena arena) {
+    refresh.forget();
     final int row = locateForWrite(key, true);
     try {
       final RunImage m = img;
@@ -102,6 +145,7 @@ final class RunWriter {
 
   /** See {@link RunStore#removeHolder}. */
   int removeHolder(final KeyBuffer key, final int replica, final HolderBuffer removed) {
+    refresh.forget();
     final int row = locateForWrite(key, false);
     if (row < 0) {
       return -1;
@@ -121,6 +165,7 @@ final class RunWriter {
 
   /** See {@link RunStore#removeKey}. */
   int removeKey(final KeyBuffer key, final HolderBuffer removed) {
+    refresh.forget();
     removed.count = 0;
     final int row = locateForWrite(key, false);
     if (row < 0) {
@@ -142,6 +187,7 @@ final class RunWriter {
 
   /** Stores the run the writer has been changing, if any. Never throws when full. */
   void flush() {
+    refresh.forget();
     if (!open) {
       return;
     }
@@ -161,6 +207,7 @@ final class RunWriter {
 
   /** Loads the run stored under {@code head} into the image, to change it; false if none. */
   boolean load(final KeyBuffer head) {
+    refresh.forget();
     if (!entries.load(head, img)) {
       return false;
     }

@@ -1,0 +1,278 @@
+package io.inferencecache.engine.internal;
+
+import static io.inferencecache.engine.internal.RunLayout.CELL_BYTES;
+import static io.inferencecache.engine.internal.RunLayout.CELL_PALETTE_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.PALETTE_DELTA_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.PALETTE_SEEN_OFFSET;
+import static io.inferencecache.engine.internal.RunLayout.PALETTE_TIER_OFFSET;
+
+import java.nio.ByteOrder;
+import java.util.List;
+import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapEntry;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The writer's per-run refresh of a re-reported chain (engine/docs/design.md §3, "Refresh in
+ * place"): when a replica reports again blocks that follow one another in a stored run and its
+ * cells in those rows all name one palette entry that no other cell names, the refresh is that
+ * entry's {@code lastSeen} and tier rewritten, once for the run, in the run's entry (same size, so
+ * Chronicle replaces it in place under the segment's write lock). The rows' hashes are compared
+ * sequentially with the chain's; nothing is decoded into a {@link RunImage} or re-encoded.
+ *
+ * <p>The result is byte for byte what the general path ({@link RunWriter#upsert} per block, then
+ * one store) writes: that path interns a new palette entry for the same cells and drops the old
+ * one, and the encoder orders palette entries by their first cell, which is the old entry's place.
+ * Whatever this class cannot do exactly that way (a partial refresh of an entry, another token
+ * count, a triple another entry already has, a missing cell) it declines, and the caller takes the
+ * general path. Writer thread only.
+ */
+final class RunRefresh {
+  private static final ByteOrder ORDER = ByteOrder.nativeOrder();
+
+  private final ChronicleMap<byte[], byte[]> map;
+  private final UnsafeBuffer view = new UnsafeBuffer(new byte[0]);
+  private byte[] buf = new byte[4096];
+  private BytesStore<?, byte[]> bufStore = BytesStore.wrap(buf);
+
+  // The last refresh, if it ended on its run's last row with blocks of the chain still to come:
+  // the run's bytes before it and what it changed, so the writer can rebuild the image the
+  // general path would have open there (a new block is appended to that run).
+  private boolean ended;
+  private final KeyBuffer endedHead = new KeyBuffer();
+  private byte[] endedBytes = new byte[4096];
+  private int endedLength;
+  private int endedFirstRow;
+  private int endedFirstBlock;
+
+  RunRefresh(final ChronicleMap<byte[], byte[]> map) {
+    this.map = map;
+  }
+
+  /** Forgets the last refresh (any other change of the writer follows it). */
+  void forget() {
+    ended = false;
+  }
+
+  /**
+   * Refreshes holder {@code replica} of blocks {@code hashes[from..]} in the run stored under
+   * {@code head}, starting at its row {@code row}, as far as the rows follow the chain; {@code
+   * tokens[j]} is block j's cumulative token count. Returns how many blocks it refreshed; 0 when
+   * the general path has to do it (nothing changed then).
+   */
+  int refresh(
+      final KeyBuffer head,
+      final int row,
+      final List<byte[]> hashes,
+      final int from,
+      final int[] tokens,
+      final int replica,
+      final long seen,
+      final int tier) {
+    ended = false;
+    try (ExternalMapQueryContext<byte[], byte[], ?> c =
+        map.queryContext(head.store, 0, head.length)) {
+      c.updateLock().lock();
+      final MapEntry<byte[], byte[]> e = c.entry();
+      if (e == null) {
+        return 0;
+      }
+      final Data<byte[]> v = e.value();
+      final int size = (int) v.size();
+      if (size < RunLayout.UNIT_HEADER_BYTES) {
+        return 0;
+      }
+      if (buf.length < size) {
+        buf = new byte[Math.max(size, buf.length * 2)];
+        bufStore = BytesStore.wrap(buf);
+      }
+      v.bytes().read(v.offset(), buf, 0, size);
+      final int n = refreshed(head, size, row, hashes, from, tokens, replica, seen, tier);
+      if (n > 0 && patched) {
+        e.doReplaceValue(c.wrapValueBytesAsData(bufStore, 0, size));
+      }
+      return n;
+    }
+  }
+
+  // Whether refreshed() changed the buffer (false: the entry already says what was reported).
+  private boolean patched;
+
+  /** Checks and patches {@link #buf} (the run's {@code size} bytes); see {@link #refresh}. */
+  private int refreshed(
+      final KeyBuffer head,
+      final int size,
+      final int row,
+      final List<byte[]> hashes,
+      final int from,
+      final int[] tokens,
+      final int replica,
+      final long seen,
+      final int tier) {
+    patched = false;
+    view.wrap(buf, 0, size);
+    if (view.getByte(RunLayout.TAG_OFFSET) != RunLayout.RUN_TAG) {
+      return 0;
+    }
+    final int flags = view.getByte(RunLayout.FLAGS_OFFSET) & 0xFF;
+    final boolean unit = (flags & RunLayout.FLAG_UNIT) != 0;
+    final int rows = unit ? 1 : view.getShort(RunLayout.ROWS_OFFSET, ORDER) & 0xFFFF;
+    final int cols = unit ? 1 : view.getShort(RunLayout.COLS_OFFSET, ORDER) & 0xFFFF;
+    final int palette = unit ? 1 : view.getShort(RunLayout.PALETTE_OFFSET, ORDER) & 0xFFFF;
+    final int hashLen = head.length - HolderLayout.KEY_PARTITION_BYTES;
+    if (row >= rows || RunLayout.runBytes(rows, cols, palette, flags, hashLen) != size) {
+      return 0;
+    }
+    final int col =
+        column(RunLayout.holdersOffset(rows, cols, palette, flags), cols, flags, replica);
+    if (col < 0) {
+      return 0;
+    }
+    final int cells = RunLayout.cellsOffset(flags);
+    final int palOff = RunLayout.paletteOffset(rows, cols, flags);
+    final int stride = RunLayout.paletteStride(flags);
+    final int tokOff = RunLayout.tokensOffset(rows, cols, palette, flags);
+    final int hashOff = RunLayout.hashesOffset(rows, cols, palette, flags);
+    final int entry = cellPalette(cells, cols, row, col);
+    if (entry < 0) {
+      return 0;
+    }
+    final boolean deltas = (flags & RunLayout.FLAG_DELTAS) != 0;
+    final int at = palOff + entry * stride;
+    final int delta = deltas ? view.getInt(at + PALETTE_DELTA_OFFSET, ORDER) : 0;
+    // The rows that follow the chain and whose cell of the replica names the entry, with the
+    // token count the entry gives them.
+    int n = 0;
+    for (int r = row, j = from; r < rows && j < hashes.size(); r++, j++) {
+      final byte[] h = hashes.get(j);
+      if (h == null
+          || h.length != hashLen
+          || !rowHashEquals(head, hashOff, r, h, hashLen)
+          || cellPalette(cells, cols, r, col) != entry
+          || tokens[j] - view.getInt(tokOff + 4 * r, ORDER) != delta) {
+        break;
+      }
+      n++;
+    }
+    if (n == 0 || references(cells, rows * cols, entry) != n) {
+      return 0;
+    }
+    for (int q = 0; q < palette; q++) {
+      final int qa = palOff + q * stride;
+      if (q != entry
+          && view.getLong(qa + PALETTE_SEEN_OFFSET, ORDER) == seen
+          && (view.getByte(qa + PALETTE_TIER_OFFSET) & 0xFF) == tier
+          && (deltas ? view.getInt(qa + PALETTE_DELTA_OFFSET, ORDER) : 0) == delta) {
+        return 0; // the general path would share that entry
+      }
+    }
+    if (row + n == rows && from + n < hashes.size()) {
+      keepEnded(head, size, row, from);
+    }
+    if (view.getLong(at + PALETTE_SEEN_OFFSET, ORDER) != seen
+        || (view.getByte(at + PALETTE_TIER_OFFSET) & 0xFF) != tier) {
+      view.putLong(at + PALETTE_SEEN_OFFSET, seen, ORDER);
+      view.putByte(at + PALETTE_TIER_OFFSET, (byte) tier);
+      patched = true;
+    }
+    return n;
+  }
+
+  /** The column of {@code replica} among the run's ascending holder ids, or -1. */
+  private int column(final int offset, final int cols, final int flags, final int replica) {
+    final boolean wide = (flags & RunLayout.FLAG_WIDE_HOLDERS) != 0;
+    int lo = 0;
+    int hi = cols - 1;
+    while (lo <= hi) {
+      final int mid = (lo + hi) >>> 1;
+      final int h =
+          wide
+              ? view.getInt(offset + 4 * mid, ORDER)
+              : view.getShort(offset + 2 * mid, ORDER) & 0xFFFF;
+      if (h < replica) {
+        lo = mid + 1;
+      } else if (h > replica) {
+        hi = mid - 1;
+      } else {
+        return mid;
+      }
+    }
+    return -1;
+  }
+
+  /** Palette index of cell {@code (row, col)}, or -1 if the cell is absent. */
+  private int cellPalette(final int cells, final int cols, final int row, final int col) {
+    return (view.getShort(cells + (row * cols + col) * CELL_BYTES + CELL_PALETTE_OFFSET, ORDER)
+            & 0xFFFF)
+        - 1;
+  }
+
+  /** How many of the run's {@code count} cells name palette entry {@code entry}. */
+  private int references(final int cells, final int count, final int entry) {
+    final short stored = (short) (entry + 1);
+    int refs = 0;
+    for (int i = 0, at = cells + CELL_PALETTE_OFFSET; i < count; i++, at += CELL_BYTES) {
+      if (view.getShort(at, ORDER) == stored) {
+        refs++;
+      }
+    }
+    return refs;
+  }
+
+  private boolean rowHashEquals(
+      final KeyBuffer head, final int hashOff, final int r, final byte[] h, final int hashLen) {
+    if (r == 0) {
+      return java.util.Arrays.equals(
+          head.bytes,
+          HolderLayout.KEY_PARTITION_BYTES,
+          HolderLayout.KEY_PARTITION_BYTES + hashLen,
+          h,
+          0,
+          hashLen);
+    }
+    final int at = hashOff + (r - 1) * hashLen;
+    return java.util.Arrays.equals(buf, at, at + hashLen, h, 0, hashLen);
+  }
+
+  private void keepEnded(final KeyBuffer head, final int size, final int row, final int from) {
+    if (endedBytes.length < size) {
+      endedBytes = new byte[Math.max(size, endedBytes.length * 2)];
+    }
+    System.arraycopy(buf, 0, endedBytes, 0, size);
+    endedLength = size;
+    endedHead.setRaw(head.bytes, head.length);
+    endedFirstRow = row;
+    endedFirstBlock = from;
+    ended = true;
+  }
+
+  /**
+   * If the last refresh ended on its run's last row, rebuilds into {@code m} the image the general
+   * path would hold there: the run as it was before the refresh, then the refresh applied to the
+   * image (so a refused store of what follows reverts it exactly as it would have). Returns false
+   * if there is no such refresh.
+   */
+  boolean reopenEnded(
+      final RunImage m, final int[] tokens, final int replica, final long seen, final int tier) {
+    if (!ended) {
+      return false;
+    }
+    ended = false;
+    m.decode(
+        KeyBuffer.partitionOf(endedHead.bytes),
+        endedHead.bytes,
+        HolderLayout.KEY_PARTITION_BYTES,
+        endedHead.length - HolderLayout.KEY_PARTITION_BYTES,
+        endedBytes,
+        endedLength);
+    final int col = m.column(replica);
+    for (int r = endedFirstRow, j = endedFirstBlock; r < m.rows; r++, j++) {
+      m.pal[r * m.cols + col] = m.intern(seen, tokens[j] - m.tokens[r], tier);
+      m.lastRow = r;
+    }
+    return true;
+  }
+}
