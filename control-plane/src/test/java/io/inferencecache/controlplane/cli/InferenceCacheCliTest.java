@@ -45,6 +45,26 @@ class InferenceCacheCliTest {
     assertThat(run("subscribe", "--replica-id=r", "--model-id=m", "--window=soon")).isEqualTo(2);
     assertThat(run("subscribe", "--replica-id=r", "--model-id=m", "--lora-adapter-names=x"))
         .isEqualTo(2);
+    assertThat(run("subscribe", "--replica-id=r", "--model-id=m", "--http-address=9105"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--http-address: want host:port, :port or [ipv6]:port");
+  }
+
+  @Test
+  void aSubscriberHttpAddressInUseExitsOneNamingIt() throws Exception {
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      final String address = "127.0.0.1:" + taken.getLocalPort();
+      assertThat(
+              run(
+                  "subscribe",
+                  "--replica-id=r",
+                  "--model-id=m",
+                  "--engine-metrics-url=",
+                  "--http-address=" + address))
+          .isEqualTo(1);
+      assertThat(err.toString()).contains("--http-address " + address + ": cannot bind");
+    }
   }
 
   @Test
