@@ -14,6 +14,9 @@ import io.inferencecache.subscriber.index.PositionalIndex;
 import io.inferencecache.subscriber.report.RecordingSink;
 import io.inferencecache.subscriber.report.Reporter;
 import io.inferencecache.subscriber.report.StatsReporter;
+import io.inferencecache.subscriber.sink.GrpcUpdateSink;
+import io.inferencecache.subscriber.sink.JetStreamUpdateSink;
+import io.inferencecache.subscriber.sink.UpdateSink;
 import io.inferencecache.subscriber.source.ReceivedBatch;
 import io.inferencecache.subscriber.source.ScrapeException;
 import io.inferencecache.subscriber.source.SequenceTracker;
@@ -22,6 +25,9 @@ import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.common.TextFormat;
 import java.io.IOException;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +37,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** What {@link SubscriberMetrics} reads from each part, and the page it makes. */
@@ -177,5 +185,46 @@ class SubscriberMetricsTest {
     assertThat(samples.stream().filter(n -> n.endsWith("_total")))
         .as("counters end in _total")
         .hasSizeGreaterThan(10);
+  }
+
+  @Test
+  void theReadmeTableListsEveryFamilyOfBothSinks() throws Exception {
+    final String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+    final int from = readme.indexOf("### HTTP endpoint and metrics (subscriber)");
+    final String section = readme.substring(from, readme.indexOf("\n## ", from));
+    final Set<String> listed = new LinkedHashSet<>();
+    final Matcher m = Pattern.compile("`(inferencecache_subscriber_[a-z_]+)[`{]").matcher(section);
+    while (m.find()) {
+      listed.add(m.group(1));
+    }
+    final SubscriberConfig streaming =
+        SubscriberConfig.builder()
+            .replicaId("pod-0")
+            .modelId("llama")
+            .replicationNatsUrl("nats://127.0.0.1:1") // nothing listens: connects in the background
+            .build();
+    final GrpcUpdateSink grpc = GrpcUpdateSink.builder(config).target("127.0.0.1:1").build();
+    final JetStreamUpdateSink jetStream = JetStreamUpdateSink.connect(streaming);
+    final Set<String> exported = new LinkedHashSet<>();
+    try {
+      for (final UpdateSink each : List.of(grpc, jetStream)) {
+        final String page =
+            page(new SubscriberMetrics(config, source, queue, reporter, stats, each));
+        for (final String line : page.split("\n")) {
+          if (line.startsWith("# TYPE ")) {
+            exported.add(line.split(" ")[2]);
+          }
+        }
+      }
+    } finally {
+      grpc.close();
+      jetStream.close();
+    }
+    assertThat(exported)
+        .contains(
+            SubscriberMetrics.DROPPED,
+            "inferencecache_subscriber_grpc_queued_updates",
+            "inferencecache_subscriber_jetstream_publishes_total");
+    assertThat(listed).containsExactlyInAnyOrderElementsOf(exported);
   }
 }

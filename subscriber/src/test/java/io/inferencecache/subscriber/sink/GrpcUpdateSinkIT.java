@@ -10,11 +10,11 @@ import io.inferencecache.subscriber.Msgpack;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.decode.StatsSample;
 import io.inferencecache.subscriber.fake.FakeEngine;
+import io.inferencecache.subscriber.fake.SlowJoiner;
 import io.inferencecache.subscriber.http.HttpProbe;
 import io.inferencecache.subscriber.http.SubscriberMetrics;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -42,7 +42,7 @@ class GrpcUpdateSinkIT {
     // starts over with a fresh engine and subscriber rather than failing the test.
     for (int attempt = 1; ; attempt++) {
       startSubscriber(bufferUpdates);
-      if (subscriberReceives(Duration.ofSeconds(5)) || attempt == 3) {
+      if (SlowJoiner.awaitFirstMessage(engine, subscriber, Duration.ofSeconds(5)) || attempt == 3) {
         break;
       }
       subscriber.close();
@@ -68,32 +68,6 @@ class GrpcUpdateSinkIT {
     subscriber = new KvEventSubscriber(config);
     sink = (GrpcUpdateSink) subscriber.sink();
     subscriber.start();
-  }
-
-  /**
-   * Waits out the PUB/SUB slow joiner: a no-op batch (evicting an unknown block) republished until
-   * the subscriber has received one. The engine's socket is single-threaded: publish from this
-   * thread only.
-   */
-  private boolean subscriberReceives(final Duration within) throws InterruptedException {
-    engine.awaitSubscriber(Duration.ofSeconds(1));
-    try {
-      await()
-          .pollInSameThread() // the engine's socket: this thread only
-          .pollInterval(Duration.ofMillis(50))
-          .atMost(within)
-          .until(
-              () -> {
-                if (subscriber.source().messagesReceived() > 0) {
-                  return true;
-                }
-                engine.publishBlockRemoved(0xDEADL);
-                return false;
-              });
-      return true;
-    } catch (ConditionTimeoutException e) {
-      return false;
-    }
   }
 
   @AfterEach
