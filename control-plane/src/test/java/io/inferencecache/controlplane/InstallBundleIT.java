@@ -201,6 +201,13 @@ class InstallBundleIT {
                 .at("/spec/namespaceSelector/any")
                 .asBoolean())
         .isTrue();
+    final JsonNode subscribers = obs.get("PodMonitor", "inference-cache-subscriber");
+    assertThat(subscribers.at("/spec/namespaceSelector/any").asBoolean()).isTrue();
+    assertThat(subscribers.at("/spec/selector").isEmpty())
+        .as("every pod; the port selects")
+        .isTrue();
+    assertThat(subscribers.at("/spec/podMetricsEndpoints/0/port").asText())
+        .isEqualTo(io.inferencecache.controlplane.webhook.SubscriberSidecar.HTTP_PORT_NAME);
     final JsonNode rule = obs.get("PrometheusRule", "inference-cache-alerts");
     assertThat(rule.at("/metadata/labels/role").asText()).isEqualTo("alert-rules");
     assertThat(rule.at("/spec/groups")).isEqualTo(ObservabilityFiles.rules().path("groups"));

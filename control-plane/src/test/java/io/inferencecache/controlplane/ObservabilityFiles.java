@@ -62,6 +62,17 @@ final class ObservabilityFiles {
     return expr.contains(REPLICATION_SERIES_PREFIX);
   }
 
+  /**
+   * Series the subscriber sidecar exports ({@code inferencecache_subscriber_*}), not a server; the
+   * live-server check leaves them to {@code SubscriberObservabilityIT}.
+   */
+  static final String SUBSCRIBER_SERIES_PREFIX = "inferencecache_subscriber_";
+
+  /** Whether {@code expr} reads a series only a subscriber exports. */
+  static boolean readsSubscriber(final String expr) {
+    return expr.contains(SUBSCRIBER_SERIES_PREFIX);
+  }
+
   private static final Pattern SERIES = Pattern.compile("\\binferencecache_[a-z0-9_]*[a-z0-9]");
 
   private ObservabilityFiles() {}
@@ -70,13 +81,14 @@ final class ObservabilityFiles {
   record Alert(String group, String name, String expr, JsonNode labels, JsonNode annotations) {
     /**
      * The {@code inferencecache_*} series the expression reads that a server exports whatever its
-     * configuration (neither the controller's nor the replication ones).
+     * configuration (neither the controller's, the replication ones nor the subscriber's).
      */
     Set<String> serverSeries() {
       final Set<String> names = new LinkedHashSet<>();
       for (final String name : series()) {
         if (!name.startsWith(CONTROLLER_SERIES_PREFIX)
-            && !name.startsWith(REPLICATION_SERIES_PREFIX)) {
+            && !name.startsWith(REPLICATION_SERIES_PREFIX)
+            && !name.startsWith(SUBSCRIBER_SERIES_PREFIX)) {
           names.add(name);
         }
       }

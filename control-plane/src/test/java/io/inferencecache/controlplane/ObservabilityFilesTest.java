@@ -194,4 +194,22 @@ class ObservabilityFilesTest {
       assertThat(a.annotations().path("description").asText()).as(a.name()).isNotBlank();
     }
   }
+
+  @Test
+  void theSubscriberAlertIsItsOwnGroupAndReadsOnlySubscriberSeries() {
+    final List<ObservabilityFiles.Alert> subscriber =
+        ObservabilityFiles.alerts().stream()
+            .filter(a -> ObservabilityFiles.readsSubscriber(a.expr()))
+            .toList();
+    assertThat(subscriber)
+        .extracting(ObservabilityFiles.Alert::name)
+        .containsExactly("SubscriberDeliveryFailing");
+    for (final ObservabilityFiles.Alert a : subscriber) {
+      assertThat(a.group()).as(a.name()).isEqualTo("inferencecache-subscriber");
+      // A server exports none of them: the live-server check must not look for them.
+      assertThat(a.serverSeries()).as(a.name()).isEmpty();
+      assertThat(a.expr()).as(a.name()).contains("by (namespace, pod)");
+      assertThat(a.annotations().path("description").asText()).as(a.name()).isNotBlank();
+    }
+  }
 }

@@ -51,7 +51,10 @@ class ObservabilityIT {
 
   /** Queries over series every server exports (not the controller's, not replication's). */
   private static final Predicate<String> SERVER_ONLY =
-      e -> !ObservabilityFiles.readsController(e) && !ObservabilityFiles.readsReplication(e);
+      e ->
+          !ObservabilityFiles.readsController(e)
+              && !ObservabilityFiles.readsReplication(e)
+              && !ObservabilityFiles.readsSubscriber(e);
 
   private static String run(final Path dir, final String... command) throws Exception {
     final Process p =

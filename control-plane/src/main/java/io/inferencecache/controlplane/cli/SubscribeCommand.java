@@ -4,6 +4,7 @@ import io.inferencecache.controlplane.core.StartupException;
 import io.inferencecache.subscriber.KvEventSubscriber;
 import io.inferencecache.subscriber.config.InvalidConfigException;
 import io.inferencecache.subscriber.config.SubscriberConfig;
+import java.io.UncheckedIOException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -12,8 +13,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code subscribe}: the engine-side KV-event subscriber (sidecar). Listens to one engine replica's
  * ZMQ KV-event stream and reports to the server over gRPC. Flags and defaults are upstream's {@code
- * cmd/kvevent-subscriber}; an invalid configuration exits 2. Runs until SIGTERM, then flushes what
- * it holds.
+ * cmd/kvevent-subscriber}; an invalid configuration exits 2, an HTTP address that cannot be bound
+ * exits 1. Runs until SIGTERM, then flushes what it holds.
  */
 @Command(
     name = "subscribe",
@@ -154,6 +155,14 @@ public final class SubscribeCommand implements Callable<Integer> {
       description = "Bound of one publish to the stream, Go duration (default 2s).")
   String replicationPublishTimeout = "2s";
 
+  @Option(
+      names = "--http-address",
+      paramLabel = "HOST:PORT",
+      description =
+          "Where /metrics, /healthz and /readyz listen: host:port, :port (every interface) or"
+              + " [ipv6]:port; empty = off (default ${DEFAULT-VALUE}).")
+  String httpAddress = SubscriberConfig.HTTP_ADDRESS_DEFAULT;
+
   @Override
   public Integer call() throws Exception {
     final SubscriberConfig config;
@@ -181,12 +190,19 @@ public final class SubscribeCommand implements Callable<Integer> {
               .replicationNatsUrl(replicationNatsUrl)
               .replicationStream(replicationStream)
               .replicationPublishTimeout(replicationPublishTimeout)
+              .httpAddress(httpAddress)
               .build();
     } catch (InvalidConfigException e) {
       throw new StartupException(StartupException.USAGE, "subscribe: " + e.getMessage(), e);
     }
     final CountDownLatch stopped = new CountDownLatch(1);
     final KvEventSubscriber subscriber = new KvEventSubscriber(config);
+    try {
+      subscriber.start();
+    } catch (UncheckedIOException e) { // the HTTP address cannot be bound
+      subscriber.close();
+      throw new StartupException(StartupException.FAILURE, "subscribe: " + e.getMessage(), e);
+    }
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
@@ -195,7 +211,6 @@ public final class SubscribeCommand implements Callable<Integer> {
                   stopped.countDown();
                 },
                 "subscribe-shutdown"));
-    subscriber.start();
     stopped.await();
     return 0;
   }

@@ -2,12 +2,17 @@ package io.inferencecache.controlplane.webhook;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.inferencecache.subscriber.config.SubscriberConfig;
 import java.util.List;
 
 /**
  * The {@code kvevent-subscriber} container: this project's {@code subscribe} command, reading the
  * engine's KV events on {@code tcp://127.0.0.1:5557} and reporting to the server's gRPC address as
- * replica {@code $(POD_NAME)} of tenant {@code $(POD_NAMESPACE)}.
+ * replica {@code $(POD_NAME)} of tenant {@code $(POD_NAMESPACE)}. Its HTTP endpoint (the
+ * subscriber's default {@code --http-address}) is the container port {@value #HTTP_PORT_NAME},
+ * which the bundle's PodMonitor scrapes, with a liveness probe on {@code /healthz}. It has no
+ * readiness probe on purpose: a not-ready sidecar would take the engine pod out of its Services
+ * whenever the cache server or broker is down, and routing hints are advisory.
  *
  * @param image the sidecar image (it holds {@code /app/inference-cache.jar}, as the controller's)
  * @param serverAddress the gRPC {@code host:port} the sidecar reports to
@@ -18,6 +23,13 @@ public record SubscriberSidecar(String image, String serverAddress) {
 
   /** The engine's KV-event publisher address inside the pod. */
   public static final String ENGINE_ENDPOINT = "tcp://127.0.0.1:5557";
+
+  /** Name of the container port of the sidecar's HTTP endpoint (scraped by the PodMonitor). */
+  public static final String HTTP_PORT_NAME = "subscriber-http";
+
+  /** The port of {@link SubscriberConfig#HTTP_ADDRESS_DEFAULT}. */
+  public static final int HTTP_PORT =
+      Integer.parseInt(SubscriberConfig.HTTP_ADDRESS_DEFAULT.substring(1));
 
   /** How the image starts the jar; the {@code subscribe} flags follow as args. */
   public static final List<String> COMMAND =
@@ -59,6 +71,18 @@ public record SubscriberSidecar(String image, String serverAddress) {
     if (!eventsOnly) {
       args.add("--ignore-block-removed=true");
     }
+    c.putArray("ports")
+        .addObject()
+        .put("name", HTTP_PORT_NAME)
+        .put("containerPort", HTTP_PORT)
+        .put("protocol", "TCP");
+    final ObjectNode liveness = c.putObject("livenessProbe");
+    liveness.putObject("httpGet").put("path", "/healthz").put("port", HTTP_PORT_NAME);
+    liveness
+        .put("initialDelaySeconds", 20)
+        .put("periodSeconds", 10)
+        .put("timeoutSeconds", 2)
+        .put("failureThreshold", 3);
     final ArrayNode env = c.putArray("env");
     fieldRef(env.addObject(), "POD_NAME", "metadata.name");
     fieldRef(env.addObject(), "POD_NAMESPACE", "metadata.namespace");

@@ -4,11 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** Exit codes and messages of the start-up checks (correction 12), in process. */
 @Timeout(60)
@@ -45,6 +53,25 @@ class InferenceCacheCliTest {
     assertThat(run("subscribe", "--replica-id=r", "--model-id=m", "--window=soon")).isEqualTo(2);
     assertThat(run("subscribe", "--replica-id=r", "--model-id=m", "--lora-adapter-names=x"))
         .isEqualTo(2);
+    assertThat(run("subscribe", "--replica-id=r", "--model-id=m", "--http-address=9105"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--http-address: want host:port, :port or [ipv6]:port");
+  }
+
+  @Test
+  void aSubscriberHttpAddressInUseExitsOneNamingIt() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      final String address = "127.0.0.1:" + taken.getLocalPort();
+      assertThat(
+              run(
+                  "subscribe",
+                  "--replica-id=r",
+                  "--model-id=m",
+                  "--engine-metrics-url=",
+                  "--http-address=" + address))
+          .isEqualTo(1);
+      assertThat(err.toString()).contains("--http-address " + address + ": cannot bind");
+    }
   }
 
   @Test
@@ -124,5 +151,24 @@ class InferenceCacheCliTest {
             InferenceCacheCli.goFlags(
                 new String[] {"serve", "-log-level=debug", "-h", "--x", "--", "-y"}))
         .containsExactly("serve", "--log-level=debug", "-h", "--x", "--", "-y");
+  }
+
+  @Test
+  void theReadmeSubscriberTableListsEverySubscribeFlag() throws Exception {
+    final String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+    final int from = readme.indexOf("## The subscriber sidecar");
+    final String section = readme.substring(from, readme.indexOf("\n## ", from + 3));
+    final Set<String> listed = new TreeSet<>();
+    final Matcher m = Pattern.compile("(?m)^\\| `(--[a-z-]+)` \\|").matcher(section);
+    while (m.find()) {
+      listed.add(m.group(1));
+    }
+    final Set<String> flags = new TreeSet<>();
+    new CommandLine(new SubscribeCommand())
+        .getCommandSpec()
+        .options()
+        .forEach(o -> flags.add(o.longestName()));
+    flags.removeAll(Set.of("--help", "--version"));
+    assertThat(listed).isEqualTo(flags).contains("--http-address");
   }
 }

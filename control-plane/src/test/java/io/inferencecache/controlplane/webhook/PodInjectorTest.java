@@ -91,6 +91,11 @@ class PodInjectorTest {
                 .asText())
         .isEqualTo("metadata.name");
     assertThat(sidecar.path("resources").path("limits").path("memory").asText()).isEqualTo("128Mi");
+    assertThat(sidecar.at("/ports/0/name").asText()).isEqualTo("subscriber-http");
+    assertThat(sidecar.at("/ports/0/containerPort").asInt()).isEqualTo(9105);
+    assertThat(sidecar.at("/livenessProbe/httpGet/path").asText()).isEqualTo("/healthz");
+    assertThat(sidecar.at("/livenessProbe/httpGet/port").asText()).isEqualTo("subscriber-http");
+    assertThat(sidecar.has("readinessProbe")).as("hints are advisory: never unready").isFalse();
     assertThat(sidecar.path("securityContext").path("runAsUser").asInt()).isEqualTo(65532);
     final JsonNode a = out.path("metadata").path("annotations");
     assertThat(a.path("inferencecache.io/injected-by").asText()).isEqualTo("ns/b");

@@ -51,6 +51,8 @@ import java.util.Map;
  *   <tr><td>--lora-adapter-names</td><td>""</td>
  *       <td>{@code id=name,...}: int64 ids, non-empty names, no duplicate id; blank entries
  *       skipped</td></tr>
+ *   <tr><td>--http-address</td><td>{@value #HTTP_ADDRESS_DEFAULT} in {@code subscribe}, off in
+ *       this builder</td><td>{@link HttpAddress} forms; empty = no HTTP endpoint</td></tr>
  * </table>
  *
  * <p>Immutable and thread-safe.
@@ -89,6 +91,13 @@ public final class SubscriberConfig {
   /** Default {@code --replication-stream}. */
   public static final String REPLICATION_STREAM_DEFAULT = StreamSettings.STREAM_DEFAULT;
 
+  /**
+   * Default {@code --http-address} of the {@code subscribe} command: every interface, so that the
+   * kubelet's probes and Prometheus reach the sidecar on the pod IP. The builder leaves the
+   * endpoint off (embedding, tests: several subscribers in one JVM).
+   */
+  public static final String HTTP_ADDRESS_DEFAULT = ":9105";
+
   /** Capacity of the source → reporter queue (upstream's channel of 256). */
   public static final int QUEUE_CAPACITY = 256;
 
@@ -112,13 +121,16 @@ public final class SubscriberConfig {
   private final String loraAdapterNamesFlag;
   private final Map<Long, String> loraAdapterNames;
   private final StreamSettings replication;
+  private final HttpAddress httpAddress;
 
   private SubscriberConfig(
       final Builder b,
       final CacheTier tier,
       final Map<Long, String> names,
-      final StreamSettings replication) {
+      final StreamSettings replication,
+      final HttpAddress httpAddress) {
     this.replication = replication;
+    this.httpAddress = httpAddress;
     this.engineEndpoint = b.engineEndpoint;
     this.topic = b.topic;
     this.server = b.server;
@@ -250,6 +262,14 @@ public final class SubscriberConfig {
     return replication.enabled();
   }
 
+  /**
+   * Where the HTTP endpoint ({@code /metrics}, {@code /healthz}, {@code /readyz}) listens; null =
+   * off.
+   */
+  public HttpAddress httpAddress() {
+    return httpAddress;
+  }
+
   /** Whether the stats path is on. */
   public boolean statsEnabled() {
     return !engineMetricsUrl.isEmpty();
@@ -336,6 +356,8 @@ public final class SubscriberConfig {
         + loraAdapterNames
         + ", replication="
         + replication
+        + ", httpAddress="
+        + (httpAddress == null ? "off" : httpAddress)
         + '}';
   }
 
@@ -362,8 +384,15 @@ public final class SubscriberConfig {
     private String replicationNatsUrl = "";
     private String replicationStream = REPLICATION_STREAM_DEFAULT;
     private Duration replicationPublishTimeout = StreamSettings.PUBLISH_TIMEOUT_DEFAULT;
+    private String httpAddress = "";
 
     private Builder() {}
+
+    /** {@code --http-address}; empty = no HTTP endpoint. */
+    public Builder httpAddress(final String v) {
+      httpAddress = v;
+      return this;
+    }
 
     /** {@code --replication-nats-url}. */
     public Builder replicationNatsUrl(final String v) {
@@ -598,10 +627,20 @@ public final class SubscriberConfig {
           problems.add("--replication-*: " + problem);
         }
       }
+      HttpAddress http = null;
+      if (httpAddress == null) {
+        problems.add("--http-address: must not be null");
+      } else if (!httpAddress.isEmpty()) {
+        try {
+          http = HttpAddress.parse("--http-address", httpAddress);
+        } catch (final InvalidConfigException e) {
+          problems.add(e.getMessage());
+        }
+      }
       if (!problems.isEmpty()) {
         throw new InvalidConfigException("invalid config: " + String.join("; ", problems));
       }
-      return new SubscriberConfig(this, tier, names, replication);
+      return new SubscriberConfig(this, tier, names, replication, http);
     }
 
     private static boolean validEndpoint(final String endpoint) {

@@ -43,6 +43,14 @@ final class Connection {
     return connected;
   }
 
+  /**
+   * Connected and the channel READY; an idle channel is asked to connect (so the answer turns true
+   * on a later call), which is the only dialling outside a delivery. Any thread.
+   */
+  boolean ready() {
+    return connected && channel.getState(true) == ConnectivityState.READY;
+  }
+
   /** A call failed: the sender waits for the connection before delivering again. */
   void lost() {
     connected = false;

@@ -249,6 +249,16 @@ public final class GrpcUpdateSink implements UpdateSink, AutoCloseable {
     return connection.connected();
   }
 
+  /**
+   * Whether the server is reachable now: the sender is not waiting to reconnect and the channel is
+   * READY. An idle channel (nothing delivered yet, or idle for a while) is asked to connect, so
+   * this turns true on a later call once the server answers.
+   */
+  @Override
+  public boolean ready() {
+    return connection.ready();
+  }
+
   /** Settings of a {@link GrpcUpdateSink}; {@link #build()} validates them. Not thread-safe. */
   public static final class Builder {
     private String target = SubscriberConfig.SERVER_DEFAULT;

@@ -200,6 +200,12 @@ public final class JetStreamUpdateSink implements UpdateSink, AutoCloseable {
     return states.get();
   }
 
+  /** Whether the connection to the broker is up now. */
+  @Override
+  public boolean ready() {
+    return stream.connected();
+  }
+
   /** This replica's subject. */
   public String subject() {
     return subject;

@@ -64,4 +64,12 @@ public interface UpdateSink {
    * #resyncRequested()}. Default: ignored.
    */
   default void resync(SubscriberUpdate state) {}
+
+  /**
+   * Whether the sink can deliver now: connected to where it delivers (the subscriber's {@code
+   * /readyz}). May start a connection attempt; never blocks. Any thread. Default true.
+   */
+  default boolean ready() {
+    return true;
+  }
 }

@@ -18,6 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
+import org.zeromq.ZEvent;
 import org.zeromq.ZMQ;
 import org.zeromq.ZMQException;
 
@@ -43,8 +44,13 @@ import org.zeromq.ZMQException;
  * timeout is 30 s; an engine's publisher on the same pod or node answers in milliseconds, so the
  * stall is cut to a few seconds instead.
  *
+ * <p>{@link #connected()} follows the socket's own events (a JeroMQ event hook): true once a ZMTP
+ * handshake with the engine completed, false again when that connection drops or the socket is
+ * closed. An {@code inproc://} endpoint has no handshake; it counts as connected while the socket
+ * is open.
+ *
  * <p>Threading: runs on its own daemon thread between {@link #start()} and {@link #close()}; the
- * counters may be read from any thread.
+ * counters and {@link #connected()} may be read from any thread.
  */
 public final class ZmqEventSource implements AutoCloseable {
   /** Default reconnect backoff. */
@@ -73,6 +79,7 @@ public final class ZmqEventSource implements AutoCloseable {
   private final AtomicLong reconnects = new AtomicLong();
 
   private volatile boolean running;
+  private volatile boolean connected;
   private Thread thread;
 
   /** A source with the default reconnect backoff. */
@@ -120,8 +127,12 @@ public final class ZmqEventSource implements AutoCloseable {
           socket.setReceiveTimeOut(POLL_MILLIS);
           socket.setMaxMsgSize(MAX_MESSAGE_BYTES);
           socket.setHandshakeIvl((int) HANDSHAKE_TIMEOUT.toMillis());
+          socket.setEventHook(this::onSocketEvent, ZMQ.EVENT_ALL);
           socket.connect(endpoint);
           socket.subscribe(topic);
+          if (endpoint.startsWith("inproc://")) {
+            connected = true;
+          }
           LOG.info(
               "subscribed to engine KV events: endpoint={} topic=\"{}\"",
               endpoint,
@@ -138,6 +149,7 @@ public final class ZmqEventSource implements AutoCloseable {
               reconnectBackoff.toMillis(),
               e.toString());
         } finally {
+          connected = false;
           if (socket != null) {
             socket.close();
           }
@@ -150,6 +162,18 @@ public final class ZmqEventSource implements AutoCloseable {
       Thread.currentThread().interrupt();
     } catch (final RuntimeException e) {
       LOG.error("ZMQ subscriber thread failed", e);
+    }
+  }
+
+  /** Called on JeroMQ's I/O thread for every event of the SUB socket. */
+  private void onSocketEvent(final ZEvent event) {
+    switch (event.getEvent()) {
+      case HANDSHAKE_PROTOCOL -> connected = true;
+      case DISCONNECTED, CLOSED, HANDSHAKE_FAILED_NO_DETAIL, HANDSHAKE_FAILED_PROTOCOL ->
+          connected = false;
+      default -> {
+        // connection attempts and retries say nothing about a live engine
+      }
     }
   }
 
@@ -225,6 +249,14 @@ public final class ZmqEventSource implements AutoCloseable {
   public boolean isRunning() {
     final Thread t = thread;
     return t != null && t.isAlive();
+  }
+
+  /**
+   * Whether the socket holds a connection to the engine whose ZMTP handshake completed (the engine
+   * publisher is up and has the subscription).
+   */
+  public boolean connected() {
+    return connected && running;
   }
 
   /** Messages received. */

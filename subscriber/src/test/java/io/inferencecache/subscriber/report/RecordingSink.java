@@ -28,6 +28,14 @@ public final class RecordingSink implements UpdateSink {
   /** What {@link #resyncRequested()} answers. */
   public final AtomicBoolean wantsResync = new AtomicBoolean();
 
+  /** What {@link #ready()} answers. */
+  public final AtomicBoolean ready = new AtomicBoolean(true);
+
+  @Override
+  public boolean ready() {
+    return ready.get();
+  }
+
   /** States handed to {@link #resync}. */
   public final List<SubscriberUpdate> resyncs = new CopyOnWriteArrayList<>();
 

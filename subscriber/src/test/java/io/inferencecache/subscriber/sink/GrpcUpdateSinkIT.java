@@ -10,9 +10,11 @@ import io.inferencecache.subscriber.Msgpack;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.decode.StatsSample;
 import io.inferencecache.subscriber.fake.FakeEngine;
+import io.inferencecache.subscriber.fake.SlowJoiner;
+import io.inferencecache.subscriber.http.HttpProbe;
+import io.inferencecache.subscriber.http.SubscriberMetrics;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,7 +42,7 @@ class GrpcUpdateSinkIT {
     // starts over with a fresh engine and subscriber rather than failing the test.
     for (int attempt = 1; ; attempt++) {
       startSubscriber(bufferUpdates);
-      if (subscriberReceives(Duration.ofSeconds(5)) || attempt == 3) {
+      if (SlowJoiner.awaitFirstMessage(engine, subscriber, Duration.ofSeconds(5)) || attempt == 3) {
         break;
       }
       subscriber.close();
@@ -61,36 +63,11 @@ class GrpcUpdateSinkIT {
             .serverBufferUpdates(bufferUpdates)
             .window("20ms")
             .engineMetricsUrl("")
+            .httpAddress("127.0.0.1:0")
             .build();
     subscriber = new KvEventSubscriber(config);
     sink = (GrpcUpdateSink) subscriber.sink();
     subscriber.start();
-  }
-
-  /**
-   * Waits out the PUB/SUB slow joiner: a no-op batch (evicting an unknown block) republished until
-   * the subscriber has received one. The engine's socket is single-threaded: publish from this
-   * thread only.
-   */
-  private boolean subscriberReceives(final Duration within) throws InterruptedException {
-    engine.awaitSubscriber(Duration.ofSeconds(1));
-    try {
-      await()
-          .pollInSameThread() // the engine's socket: this thread only
-          .pollInterval(Duration.ofMillis(50))
-          .atMost(within)
-          .until(
-              () -> {
-                if (subscriber.source().messagesReceived() > 0) {
-                  return true;
-                }
-                engine.publishBlockRemoved(0xDEADL);
-                return false;
-              });
-      return true;
-    } catch (ConditionTimeoutException e) {
-      return false;
-    }
   }
 
   @AfterEach
@@ -252,9 +229,17 @@ class GrpcUpdateSinkIT {
   @Test
   void beyondTheBufferUpdatesAreDroppedCountedAndTheReplicaIsResynced() throws Exception {
     start(1);
+    final HttpProbe http = new HttpProbe(subscriber.httpAddress());
     final int[] tokens = engine.tokens();
     engine.publishStored();
     awaitMatched(tokens, 64);
+    await().atMost(WAIT).until(() -> http.get("/readyz").status() == 200);
+    assertThat(http.metric("inferencecache_subscriber_grpc_entries_sent_total")).isEqualTo(4);
+    assertThat(
+            http.metric(
+                "inferencecache_subscriber_info{replica_id=\"r1\",model_id=\"m1\","
+                    + "tenant_id=\"t1\",sink=\"grpc\",}"))
+        .isEqualTo(1);
 
     server.stop();
     await().atMost(WAIT).until(() -> !sink.connected());
@@ -264,6 +249,16 @@ class GrpcUpdateSinkIT {
     assertThat(sink.queuedUpdates()).isEqualTo(1);
     assertThat(sink.counters().updatesDropped()).isEqualTo(2);
     assertThat(sink.counters().entriesDropped()).isEqualTo(8);
+    // What an operator sees meanwhile: not ready, naming the sink, and the drops counted.
+    final HttpProbe.Answer unready = http.get("/readyz");
+    assertThat(unready.status()).isEqualTo(503);
+    assertThat(unready.body())
+        .isEqualTo("sink: grpc sink to " + server.target() + " cannot deliver: not connected\n");
+    assertThat(http.metric("inferencecache_subscriber_grpc_updates_dropped_total")).isEqualTo(2);
+    assertThat(http.metric("inferencecache_subscriber_grpc_entries_dropped_total")).isEqualTo(8);
+    assertThat(http.metric("inferencecache_subscriber_grpc_queued_updates")).isEqualTo(1);
+    assertThat(http.metric(SubscriberMetrics.DROPPED)).isEqualTo(2);
+    assertThat(http.metric(SubscriberMetrics.SINK_READY)).isZero();
 
     server.start(); // the same port
     await()
@@ -280,5 +275,10 @@ class GrpcUpdateSinkIT {
     }
     assertThat(subscriber.reporter().sinkResyncs()).isEqualTo(sink.counters().resyncs());
     assertThat(sink.counters().updatesDropped()).isEqualTo(2);
+    await().atMost(WAIT).until(() -> http.get("/readyz").status() == 200);
+    assertThat(http.metric("inferencecache_subscriber_grpc_resyncs_total"))
+        .isEqualTo(sink.counters().resyncs());
+    assertThat(http.metric("inferencecache_subscriber_resyncs_total{cause=\"sink\",}"))
+        .isEqualTo(subscriber.reporter().sinkResyncs());
   }
 }
