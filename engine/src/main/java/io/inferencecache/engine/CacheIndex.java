@@ -500,6 +500,10 @@ public final class CacheIndex implements AutoCloseable {
     return registry.partition(tm, scheme, adapter);
   }
 
+  Partition partition(final ScopeState scope, final int adapter) {
+    return registry.partition(scope, adapter);
+  }
+
   long ttlNanosOf(final int tenant) {
     return sweeper.ttlOf(tenant);
   }

@@ -33,11 +33,11 @@ public final class LookupResult {
   int[] runScratch = new int[16];
   int[] runRef = new int[16];
 
-  // LFU entries touched, each owned by a run.
+  // LFU entries touched, each owned by a run: the entry's slot (low 32 bits) and generation (the
+  // next 16), as a stored cell holds them (RunLayout), so a cell is recorded with one write.
   int credits;
   int[] creditRun = new int[64];
-  int[] creditSlot = new int[64];
-  int[] creditGen = new int[64];
+  long[] creditCell = new long[64];
   int tenantId = -1;
   int modelId = -1;
   int schemeId = -1;
@@ -149,16 +149,44 @@ public final class LookupResult {
   }
 
   void addCredit(final int run, final int slot, final int gen) {
+    addCreditCell(run, (slot & 0xFFFF_FFFFL) | ((long) (gen & 0xFFFF) << 32));
+  }
+
+  /** Records the credit of a cell word: slot in the low 32 bits, generation in the next 16. */
+  void addCreditCell(final int run, final long cell) {
     if (credits == creditRun.length) {
-      final int c = credits * 2;
-      creditRun = Arrays.copyOf(creditRun, c);
-      creditSlot = Arrays.copyOf(creditSlot, c);
-      creditGen = Arrays.copyOf(creditGen, c);
+      growCredits();
     }
     creditRun[credits] = run;
-    creditSlot[credits] = slot;
-    creditGen[credits] = gen;
+    creditCell[credits] = cell;
     credits++;
+  }
+
+  /** Makes room for {@code n} more credits. */
+  void reserveCredits(final int n) {
+    if (credits + n > creditRun.length) {
+      growCredits(credits + n);
+    }
+  }
+
+  private void growCredits() {
+    growCredits(credits * 2);
+  }
+
+  private void growCredits(final int min) {
+    final int c = Math.max(min, creditRun.length * 2);
+    creditRun = Arrays.copyOf(creditRun, c);
+    creditCell = Arrays.copyOf(creditCell, c);
+  }
+
+  /** LFU slot of credit {@code i}. */
+  int creditSlot(final int i) {
+    return (int) creditCell[i];
+  }
+
+  /** LFU slot generation of credit {@code i}. */
+  int creditGen(final int i) {
+    return (int) (creditCell[i] >>> 32) & 0xFFFF;
   }
 
   /** Number of LFU entries that a delivery of this result would credit. */
@@ -187,6 +215,59 @@ public final class LookupResult {
     tier[size] = wireTier;
     resultRun[size] = run;
     size++;
+  }
+
+  // Sorting scratch: a permutation of the entries and the arrays it is applied through.
+  private int[] order = new int[16];
+  private int[] permutedInts = new int[16];
+  private float[] permutedFloats = new float[16];
+
+  /** The identity permutation of the first {@code n} entries (scratch, reused). */
+  int[] identityOrder(final int n) {
+    if (order.length < n) {
+      order = new int[Math.max(n, order.length * 2)];
+    }
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    return order;
+  }
+
+  /** Reorders the first {@code n} entries so that entry {@code i} is the former {@code o[i]}. */
+  void reorder(final int[] o, final int n) {
+    int i = 0;
+    while (i < n && o[i] == i) {
+      i++;
+    }
+    if (i == n) {
+      return;
+    }
+    if (permutedInts.length < n) {
+      permutedInts = new int[Math.max(n, permutedInts.length * 2)];
+      permutedFloats = new float[permutedInts.length];
+    }
+    permute(replica, o, n);
+    permute(score, o, n);
+    permute(matched, o, n);
+    permute(prob, o, n);
+    permute(tier, o, n);
+    permute(resultRun, o, n);
+  }
+
+  private void permute(final int[] a, final int[] o, final int n) {
+    final int[] t = permutedInts;
+    for (int i = 0; i < n; i++) {
+      t[i] = a[o[i]];
+    }
+    System.arraycopy(t, 0, a, 0, n);
+  }
+
+  private void permute(final float[] a, final int[] o, final int n) {
+    final float[] t = permutedFloats;
+    for (int i = 0; i < n; i++) {
+      t[i] = a[o[i]];
+    }
+    System.arraycopy(t, 0, a, 0, n);
   }
 
   void swap(final int a, final int b) {

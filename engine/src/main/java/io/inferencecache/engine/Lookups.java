@@ -48,7 +48,7 @@ final class Lookups {
     if (scope == null) {
       return;
     }
-    final Partition p = index.partition(tm, scheme, q.adapter.resolve(dict));
+    final Partition p = index.partition(scope, q.adapter.resolve(dict));
     if (p == null) {
       return;
     }
@@ -91,7 +91,7 @@ final class Lookups {
     r.schemeId = scheme;
     final TenantModelState tm = index.tm(tenant, model);
     final ScopeState scope = index.scope(tm, scheme);
-    final Partition p = scope == null ? null : index.partition(tm, scheme, q.adapter.resolve(dict));
+    final Partition p = scope == null ? null : index.partition(scope, q.adapter.resolve(dict));
     if (q.hasChain()) {
       if (q.chainMalformed()) {
         return;
@@ -138,6 +138,9 @@ final class Lookups {
 
   private float pressureFactor(
       final StatsTable stats, final int replica, final long now, final long ttl) {
+    if (stats.size() == 0) {
+      return ScoreMath.pressureFactor(cfg.pressureWeight(), 0f); // no row: pressure 0
+    }
     final StatsRow row = stats.get(replica);
     float pressure = 0f;
     if (row != null && ScoreMath.freshness(now - row.statsReported(), ttl) > 0f) {
@@ -170,7 +173,8 @@ final class Lookups {
       final int cols = cur.cols();
       r.ensureRuns(cols);
       for (int c = 0; c < cols; c++) {
-        final int ref = cur.paletteRef(row, c);
+        final long cell = cur.cellWord(row, c);
+        final int ref = RunCursor.paletteRefOf(cell);
         if (ref == 0) {
           continue;
         }
@@ -188,7 +192,7 @@ final class Lookups {
                 tokens, fresh, pressureFactor(stats, replica, now, ttl), 1f + fresh * slo);
         r.addEntry(replica, s, tokens, fresh, HolderLayout.wireTier(cur.tier(ref)), run);
         if (tokens > 0) {
-          r.addCredit(run, cur.slot(row, c), cur.gen(row, c));
+          r.addCreditCell(run, RunCursor.creditWordOf(cell));
         }
       }
     } finally {
@@ -239,7 +243,8 @@ final class Lookups {
         if (b == 0) {
           r.ensureRuns(cols);
           for (int c = 0; c < cols; c++) {
-            final int ref = cur.paletteRef(row, c);
+            final long cell = cur.cellWord(row, c);
+            final int ref = RunCursor.paletteRefOf(cell);
             if (ref == 0) {
               continue;
             }
@@ -256,7 +261,7 @@ final class Lookups {
             r.runDelivered[run] = false;
             r.runScratch[run] = c;
             r.runRef[run] = ref;
-            r.addCredit(run, cur.slot(row, c), cur.gen(row, c));
+            r.addCreditCell(run, RunCursor.creditWordOf(cell));
           }
           alive = r.runs;
           b = 1;
@@ -359,15 +364,20 @@ final class Lookups {
       final int aliveBefore) {
     int alive = aliveBefore;
     final int runs = r.runs;
+    r.reserveCredits(alive);
     final boolean[] aliveRuns = r.runAlive;
     final int[] cols = r.runScratch;
     final int[] refs = r.runRef;
+    final int[] matched = r.runMatched;
+    final int[] creditRun = r.creditRun;
+    final long[] creditCell = r.creditCell;
+    int credits = r.credits;
     for (int run = 0; run < runs; run++) {
       if (!aliveRuns[run]) {
         continue;
       }
-      final int c = cols[run];
-      final int ref = cur.paletteRef(row, c);
+      final long cell = cur.cellWord(row, cols[run]);
+      final int ref = RunCursor.paletteRefOf(cell);
       if (ref == 0) {
         aliveRuns[run] = false;
         alive--;
@@ -386,9 +396,12 @@ final class Lookups {
         r.runTier[run] = HolderLayout.worstTier(r.runTier[run], cur.tier(ref));
         refs[run] = ref;
       }
-      r.runMatched[run] += add;
-      r.addCredit(run, cur.slot(row, c), cur.gen(row, c));
+      matched[run] += add;
+      creditRun[credits] = run;
+      creditCell[credits] = RunCursor.creditWordOf(cell);
+      credits++;
     }
+    r.credits = credits;
     return alive;
   }
 
@@ -426,13 +439,25 @@ final class Lookups {
     return true;
   }
 
-  /** Score descending, then replica name ascending (unsigned bytes). Insertion sort, in place. */
+  /**
+   * Score descending, then replica name ascending (unsigned bytes). An insertion sort of the
+   * entries' positions, applied to the entries once.
+   */
   private void sortByScore(final LookupResult r) {
-    for (int i = 1; i < r.size; i++) {
-      for (int j = i; j > 0 && scoreBefore(r, j, j - 1); j--) {
-        r.swap(j, j - 1);
-      }
+    final int n = r.size;
+    if (n < 2) {
+      return;
     }
+    final int[] o = r.identityOrder(n);
+    for (int i = 1; i < n; i++) {
+      final int x = o[i];
+      int j = i;
+      for (; j > 0 && scoreBefore(r, x, o[j - 1]); j--) {
+        o[j] = o[j - 1];
+      }
+      o[j] = x;
+    }
+    r.reorder(o, n);
   }
 
   private boolean scoreBefore(final LookupResult r, final int a, final int b) {
@@ -447,13 +472,22 @@ final class Lookups {
     return dict.compare(r.replica[a], r.replica[b]) < 0;
   }
 
-  /** Matched tokens descending, then replica name ascending. */
+  /** Matched tokens descending, then replica name ascending; as {@link #sortByScore}. */
   private void sortByMatched(final LookupResult r) {
-    for (int i = 1; i < r.size; i++) {
-      for (int j = i; j > 0 && matchedBefore(r, j, j - 1); j--) {
-        r.swap(j, j - 1);
-      }
+    final int n = r.size;
+    if (n < 2) {
+      return;
     }
+    final int[] o = r.identityOrder(n);
+    for (int i = 1; i < n; i++) {
+      final int x = o[i];
+      int j = i;
+      for (; j > 0 && matchedBefore(r, x, o[j - 1]); j--) {
+        o[j] = o[j - 1];
+      }
+      o[j] = x;
+    }
+    r.reorder(o, n);
   }
 
   private boolean matchedBefore(final LookupResult r, final int a, final int b) {
@@ -519,7 +553,7 @@ final class Lookups {
     int credited = 0;
     for (int c = 0; c < r.credits; c++) {
       if (r.runDelivered[r.creditRun[c]]
-          && index.arena().incrementIfGeneration(r.creditSlot[c], r.creditGen[c])) {
+          && index.arena().incrementIfGeneration(r.creditSlot(c), r.creditGen(c))) {
         credited++;
       }
     }

@@ -88,7 +88,11 @@ final class PartitionRegistry {
 
   /** The partition of (tm, scheme, adapter), or null. */
   Partition partition(final TenantModelState tm, final int scheme, final int adapter) {
-    final ScopeState s = scope(tm, scheme);
+    return partition(scope(tm, scheme), adapter);
+  }
+
+  /** The partition of {@code adapter} in scope {@code s} (which may be null), or null. */
+  Partition partition(final ScopeState s, final int adapter) {
     if (s == null || adapter < 0) {
       return null;
     }

@@ -430,7 +430,7 @@ final class LookupsV1 {
     int credited = 0;
     for (int c = 0; c < r.credits; c++) {
       if (r.runDelivered[r.creditRun[c]]
-          && index.arena().incrementIfGeneration(r.creditSlot[c], r.creditGen[c])) {
+          && index.arena().incrementIfGeneration(r.creditSlot(c), r.creditGen(c))) {
         credited++;
       }
     }

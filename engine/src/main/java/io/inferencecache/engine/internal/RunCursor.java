@@ -27,6 +27,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class RunCursor implements AutoCloseable {
   private static final ByteOrder ORDER = ByteOrder.nativeOrder();
+  private static final boolean LITTLE_ENDIAN = ORDER == ByteOrder.LITTLE_ENDIAN;
   private static final int ATTEMPTS = 4;
 
   private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
@@ -170,6 +171,27 @@ public final class RunCursor implements AutoCloseable {
   /** Palette index + 1 of cell (r, c); 0 when replica c does not hold block r. */
   public int paletteRef(final int r, final int c) {
     return view.getShort(cell(r, c) + CELL_PALETTE_OFFSET, ORDER) & 0xFFFF;
+  }
+
+  /**
+   * Cell (r, c) as one word, read with one access: decode it with {@link #paletteRefOf} and {@link
+   * #creditWordOf}.
+   */
+  public long cellWord(final int r, final int c) {
+    return view.getLong(cell(r, c), ORDER);
+  }
+
+  /** {@link #paletteRef} of a {@link #cellWord}. */
+  public static int paletteRefOf(final long cell) {
+    return LITTLE_ENDIAN ? (int) (cell >>> 48) : (int) cell & 0xFFFF;
+  }
+
+  /**
+   * The LFU slot (low 32 bits) and generation (the next 16) of a {@link #cellWord}; the bits above
+   * are not part of it (they may hold the palette reference).
+   */
+  public static long creditWordOf(final long cell) {
+    return LITTLE_ENDIAN ? cell : (cell >>> 32) | ((cell >>> 16 & 0xFFFF) << 32);
   }
 
   /** lastSeen (epoch ns) of palette reference {@code ref} (from {@link #paletteRef}). */

@@ -99,4 +99,57 @@ class RunEncodingTest {
       }
     }
   }
+
+  @Test
+  void cellWordDecodesToTheFieldsReadOneByOne() {
+    try (RunStore store = RunStore.inMemory("enc", 4096, 8, 4.0);
+        CounterArena arena = CounterArena.inMemory(4096)) {
+      // Burn slots so that slot ids and generations are not small or equal.
+      final long[] burnt = new long[300];
+      for (int i = 0; i < burnt.length; i++) {
+        burnt[i] = arena.allocate();
+      }
+      for (final long slotGen : burnt) {
+        arena.release((int) (slotGen >>> 16));
+      }
+      store.chainStart();
+      for (int b = 0; b < 6; b++) {
+        for (int replica = 1; replica <= 4; replica++) {
+          if (replica == 3 && b == 2) {
+            continue; // an absent cell in the middle of a column
+          }
+          store.upsert(key(b), replica * 1_000, 16 * (b + 1), 9_000L + replica, 1, arena);
+        }
+      }
+      store.chainStart();
+      store.upsert(key(100), 77, 16, 5L, 1, arena); // a unit run: cells start at byte 2
+      store.flush();
+      int present = 0;
+      final RunCursor c = new RunCursor();
+      try {
+        for (final int first : new int[] {0, 100}) {
+          assertTrue(c.open(store, key(first)));
+          assertEquals(first == 0 ? 4 : 1, c.cols());
+          for (int r = 0; r < c.rows(); r++) {
+            for (int col = 0; col < c.cols(); col++) {
+              final long cell = c.cellWord(r, col);
+              assertEquals(c.paletteRef(r, col), RunCursor.paletteRefOf(cell));
+              if (c.paletteRef(r, col) == 0) {
+                continue;
+              }
+              present++;
+              final long credit = RunCursor.creditWordOf(cell);
+              assertEquals(c.slot(r, col), (int) credit);
+              assertEquals(c.gen(r, col), (int) (credit >>> 32) & 0xFFFF);
+              assertTrue(c.gen(r, col) > 1 && c.slot(r, col) > 200);
+            }
+          }
+          c.close();
+        }
+      } finally {
+        c.close();
+      }
+      assertEquals(6 * 4 - 1 + 1, present);
+    }
+  }
 }
