@@ -58,6 +58,7 @@ public final class CacheIndex implements AutoCloseable {
   private final SecondaryCounts counts = new SecondaryCounts(registry);
   private final IndexStorage storage;
   private final Ingester ingester;
+  private final EventApplier events;
   private final TtlSweeper sweeper;
   private final Aggregates aggregates;
 
@@ -79,6 +80,7 @@ public final class CacheIndex implements AutoCloseable {
     final IndexChanges changes = new IndexChanges(registry, counts, storage, config.listener());
     final Evictor evictor = new Evictor(config, policies, registry, counts, storage, changes);
     this.ingester = new Ingester(config, registry, counts, storage, changes, evictor);
+    this.events = new EventApplier(config, registry, counts, storage, changes);
     this.sweeper =
         new TtlSweeper(
             config, policies, registry, counts, storage, changes, writeLock, () -> closed);
@@ -357,7 +359,7 @@ public final class CacheIndex implements AutoCloseable {
     writeLock.lock();
     try {
       ensureOpen();
-      ingester.applyEvent(e);
+      events.apply(e);
       recordSequence(streamSequence);
     } finally {
       writeLock.unlock();

@@ -13,10 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The write path of the subscribers' reports: updates (docs/behaviour.md#ingest — prefix entries,
- * the stats row, then the tenant's quota and the global cap) and events (docs/behaviour.md#events —
- * PREFIX_EVICTED, REPLICA_UPDATED, ALL_CLEARED). Full storage never throws: the arena or map
- * running out evicts by {@link VictimOrder} and the entry is retried once.
+ * The write path of the subscribers' updates (docs/behaviour.md#ingest — prefix entries, the stats
+ * row, then the tenant's quota and the global cap); events are {@link EventApplier}'s. Full storage
+ * never throws: the arena or map running out evicts by {@link VictimOrder} and the entry is retried
+ * once.
  *
  * <p><b>Threads.</b> Index writer only (the caller holds the writer lock).
  */
@@ -82,7 +82,8 @@ final class Ingester {
     }
   }
 
-  private static long tsNanos(final long micros, final long now) {
+  /** A report's timestamp in nanoseconds; 0 (unset) is {@code now}. */
+  static long tsNanos(final long micros, final long now) {
     return micros == 0 ? now : micros * 1000L;
   }
 
@@ -504,108 +505,6 @@ final class Ingester {
     if (reported && listener.wantsChanges()) {
       changes.reportRemoved(
           p, hash.clone(), replica, IndexListener.REMOVED_BY_CAP, clock.nanoTime());
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Events
-
-  void applyEvent(final IndexEvent e) {
-    final long now = clock.nanoTime();
-    final long ts = tsNanos(e.timestampMicros(), now);
-    switch (e.type()) {
-      case PREFIX_EVICTED -> evictPrefix(e, ts);
-      case REPLICA_UPDATED -> replicaUpdated(e, ts);
-      case ALL_CLEARED -> allCleared(e, ts);
-      default -> {
-        // PREFIX_ADDED carries no scheme or token count; unspecified/unknown: ignored
-      }
-    }
-    storage.main().flush();
-    storage.reserved().flush();
-    counts.flushModelGauges(listener);
-  }
-
-  private void evictPrefix(final IndexEvent e, final long ts) {
-    final int tenant = dict.idOf(e.tenantId());
-    final int model = dict.idOf(e.modelId());
-    final int replica = dict.idOf(e.replicaId());
-    final TenantModelState tm = registry.tm(tenant, model);
-    if (tm == null || replica < 0) {
-      return;
-    }
-    final int adapter = e.adapterId().isEmpty() ? -2 : dict.idOf(e.adapterId());
-    if (adapter == StringDictionary.MISSING) {
-      return;
-    }
-    for (int pid : tm.partitions()) {
-      final Partition p = registry.partitionById(pid);
-      if (adapter != -2 && p.adapter() != adapter) {
-        continue;
-      }
-      if (!wkey.set(pid, e.prefixHash(), 0, e.prefixHash().length)) {
-        return;
-      }
-      changes.removeHolder(p, wkey, replica, IndexListener.REMOVED_BY_EVENT, ts);
-    }
-  }
-
-  private void replicaUpdated(final IndexEvent e, final long ts) {
-    final TenantModelState tm = registry.tm(dict.idOf(e.tenantId()), dict.idOf(e.modelId()));
-    final int replica = dict.idOf(e.replicaId());
-    if (tm == null || replica < 0) {
-      return;
-    }
-    final StatsRow row = tm.stats.get(replica);
-    if (row != null) {
-      tm.stats = tm.stats.with(row.withLastSeen(ts));
-      if (listener.wantsChanges()) {
-        listener.onReplicaUpdated(
-            dict.string(tm.tenant), dict.string(tm.model), dict.string(replica), ts);
-      }
-    }
-  }
-
-  private void allCleared(final IndexEvent e, final long ts) {
-    final TenantModelState tm = registry.tm(dict.idOf(e.tenantId()), dict.idOf(e.modelId()));
-    final int replica = dict.idOf(e.replicaId());
-    if (tm == null || replica < 0) {
-      return;
-    }
-    tm.stats = tm.stats.without(replica);
-    clearReplica(tm, replica);
-    if (listener.wantsChanges()) {
-      listener.onAllCleared(
-          dict.string(tm.tenant), dict.string(tm.model), dict.string(replica), ts);
-    }
-  }
-
-  /** Removes every holder {@code replica} has in {@code tm} (not reported one by one). */
-  private void clearReplica(final TenantModelState tm, final int replica) {
-    boolean serving = false;
-    for (int sid : tm.scopes()) {
-      if (registry.scopeById(sid).count(replica) > 0) {
-        serving = true;
-        break;
-      }
-    }
-    if (!serving) {
-      return;
-    }
-    final RunStore store =
-        tm.tenant == registry.reservedTenantId() ? storage.reserved() : storage.main();
-    final int tmId = tm.id;
-    final int segments = store.segments();
-    for (int seg = 0; seg < segments; seg++) {
-      store.removeCells(
-          seg,
-          (pid, holder, lastSeen) -> {
-            final Partition p = registry.partitionById(pid);
-            return holder == replica && p != null && p.tm() == tmId;
-          },
-          (key, keyLength, holder, slot, keyGone) ->
-              changes.holderGone(
-                  registry.partitionById(KeyBuffer.partitionOf(key)), holder, slot, keyGone));
     }
   }
 }

@@ -439,41 +439,18 @@ final class Lookups {
     return true;
   }
 
-  /**
-   * Score descending, then replica name ascending (unsigned bytes). An insertion sort of the
-   * entries' positions, applied to the entries once.
-   */
+  /** Score descending, then replica name ascending (unsigned bytes). */
   private void sortByScore(final LookupResult r) {
-    final int n = r.size;
-    if (n < 2) {
-      return;
-    }
-    final int[] o = r.identityOrder(n);
-    for (int i = 1; i < n; i++) {
-      final int x = o[i];
-      int j = i;
-      for (; j > 0 && scoreBefore(r, x, o[j - 1]); j--) {
-        o[j] = o[j - 1];
-      }
-      o[j] = x;
-    }
-    r.reorder(o, n);
+    sort(r, true);
   }
 
-  private boolean scoreBefore(final LookupResult r, final int a, final int b) {
-    final float sa = r.score[a];
-    final float sb = r.score[b];
-    if (sa > sb) {
-      return true;
-    }
-    if (sa < sb) {
-      return false;
-    }
-    return dict.compare(r.replica[a], r.replica[b]) < 0;
-  }
-
-  /** Matched tokens descending, then replica name ascending; as {@link #sortByScore}. */
+  /** Matched tokens descending, then replica name ascending. */
   private void sortByMatched(final LookupResult r) {
+    sort(r, false);
+  }
+
+  /** An insertion sort of the entries' positions, applied to the entries once. */
+  private void sort(final LookupResult r, final boolean byScore) {
     final int n = r.size;
     if (n < 2) {
       return;
@@ -482,7 +459,7 @@ final class Lookups {
     for (int i = 1; i < n; i++) {
       final int x = o[i];
       int j = i;
-      for (; j > 0 && matchedBefore(r, x, o[j - 1]); j--) {
+      for (; j > 0 && before(r, x, o[j - 1], byScore); j--) {
         o[j] = o[j - 1];
       }
       o[j] = x;
@@ -490,11 +467,19 @@ final class Lookups {
     r.reorder(o, n);
   }
 
-  private boolean matchedBefore(final LookupResult r, final int a, final int b) {
-    final int ma = r.matched[a];
-    final int mb = r.matched[b];
-    if (ma != mb) {
-      return ma > mb;
+  /** Whether entry {@code a} sorts before {@code b}: the key descending, then the replica name. */
+  private boolean before(final LookupResult r, final int a, final int b, final boolean byScore) {
+    if (byScore) {
+      final float sa = r.score[a];
+      final float sb = r.score[b];
+      if (sa > sb) {
+        return true;
+      }
+      if (sa < sb) {
+        return false;
+      }
+    } else if (r.matched[a] != r.matched[b]) {
+      return r.matched[a] > r.matched[b];
     }
     return dict.compare(r.replica[a], r.replica[b]) < 0;
   }
