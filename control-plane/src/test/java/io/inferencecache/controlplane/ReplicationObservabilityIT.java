@@ -157,7 +157,9 @@ class ReplicationObservabilityIT {
                 .replicationNatsUrl(nats.url())
                 .replicationStream(STREAM)
                 .build());
-    await().atMost(Duration.ofSeconds(20)).until(sink::resyncRequested);
+    // connected (in the background), and the connection's resync request made: resyncRequested()
+    // is already true before the first connection
+    await().atMost(Duration.ofSeconds(20)).until(() -> sink.connections() > 0);
     sink.resync(new SubscriberUpdate("engine-0", "m", "t", "vllm", 0, List.of()));
     return sink;
   }
