@@ -32,6 +32,8 @@ public final class LookupResult {
   boolean[] runDelivered = new boolean[16];
   int[] runScratch = new int[16];
   int[] runRef = new int[16];
+  // The request's tokens of the first i blocks of a stretch (ChainWalk).
+  final int[] stretchTokens = new int[ChainWalk.STRETCH + 1];
 
   // LFU entries touched, each owned by a run: the entry's slot (low 32 bits) and generation (the
   // next 16), as a stored cell holds them (RunLayout), so a cell is recorded with one write.
@@ -157,6 +159,13 @@ public final class LookupResult {
     if (credits == creditRun.length) {
       growCredits();
     }
+    creditRun[credits] = run;
+    creditCell[credits] = cell;
+    credits++;
+  }
+
+  /** Records the credit of a cell word in room {@link #reserveCredits} made. */
+  void addCreditCellReserved(final int run, final long cell) {
     creditRun[credits] = run;
     creditCell[credits] = cell;
     credits++;

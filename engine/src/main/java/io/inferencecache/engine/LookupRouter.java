@@ -235,7 +235,8 @@ public final class LookupRouter {
     final LookupResult r = out.result;
     final long lookupStart = nanoTime.getAsLong();
     runHook();
-    lookups.lookupRoute(q, r, tenantId, modelId);
+    final boolean lfu = lfu(tenantId, policy);
+    lookups.lookupRoute(q, r, tenantId, modelId, lfu);
     if (expired(deadline, call)
         || (budgetNanos > 0 && nanoTime.getAsLong() - lookupStart > budgetNanos)) {
       r.clear();
@@ -301,7 +302,7 @@ public final class LookupRouter {
     // 15. LFU credit for a delivered prefix match. Only an answer that is actually delivered is
     // credited: the call is claimed first, so a TIMEOUT already sent by a watchdog never is.
     if (outcome == Outcome.PREFIX_MATCH && call.claim()) {
-      lookups.creditDelivered(r, lfu(tenantId, policy));
+      lookups.creditDelivered(r, lfu);
     }
     // 16.
     out.scoresFromResult = outcome == Outcome.PREFIX_MATCH || outcome == Outcome.TENANT_HOT;

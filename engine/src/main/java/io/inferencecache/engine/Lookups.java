@@ -56,9 +56,9 @@ final class Lookups {
       if (q.chainMalformed()) {
         return;
       }
-      walkChain(q, r, tm, scope, p);
+      walkChain(q, r, tm, scope, p, recordsCredits(tenant));
     } else {
-      exact(q, r, tm, scope, p);
+      exact(q, r, tm, scope, p, recordsCredits(tenant));
     }
     r.outcome = r.size > 0 ? Outcome.PREFIX_MATCH : Outcome.NONE;
   }
@@ -72,15 +72,30 @@ final class Lookups {
       r.clear();
       return;
     }
-    lookupRoute(q, r, q.tenant.resolve(dict), q.model.resolve(dict));
+    final int tenant = q.tenant.resolve(dict);
+    lookupRoute(q, r, tenant, q.model.resolve(dict), recordsCredits(tenant));
+  }
+
+  /**
+   * Whether a lookup of {@code tenant} records the LFU entries it touches: only for a tenant that
+   * evicts by LFU, the only one {@link #creditDelivered} credits.
+   */
+  private boolean recordsCredits(final int tenant) {
+    return tenant >= 0 && index.policies().lfu(tenant);
   }
 
   /**
    * The index part of LookupRoute with the tenant and model ids the caller already resolved ({@link
    * LookupRouter}); records the resolved ids in {@code r} for {@link #affinityHint( LookupResult,
-   * byte[])} and {@link #creditDelivered(LookupResult, boolean)}.
+   * byte[])} and {@link #creditDelivered(LookupResult, boolean)}. Records the LFU entries the match
+   * touches only when {@code credit} (the tenant evicts by LFU).
    */
-  void lookupRoute(final LookupRequest q, final LookupResult r, final int tenant, final int model) {
+  void lookupRoute(
+      final LookupRequest q,
+      final LookupResult r,
+      final int tenant,
+      final int model,
+      final boolean credit) {
     r.clear();
     if (q.tenant.isEmpty() || q.model.isEmpty() || q.scheme.isEmpty()) {
       return;
@@ -97,13 +112,13 @@ final class Lookups {
         return;
       }
       if (p != null) {
-        walkChain(q, r, tm, scope, p);
+        walkChain(q, r, tm, scope, p, credit);
       }
       r.outcome = r.size > 0 ? Outcome.PREFIX_MATCH : classify(tenant, tm, scope);
       return;
     }
     if (p != null) {
-      exact(q, r, tm, scope, p);
+      exact(q, r, tm, scope, p, credit);
       if (r.size > 0) {
         r.outcome = Outcome.PREFIX_MATCH;
         return;
@@ -154,7 +169,8 @@ final class Lookups {
       final LookupResult r,
       final TenantModelState tm,
       final ScopeState scope,
-      final Partition p) {
+      final Partition p,
+      final boolean credit) {
     final KeyBuffer k = r.key;
     if (!k.set(p.id(), q.exact, 0, q.exactLength)) {
       return;
@@ -191,7 +207,7 @@ final class Lookups {
             ScoreMath.baseScore(
                 tokens, fresh, pressureFactor(stats, replica, now, ttl), 1f + fresh * slo);
         r.addEntry(replica, s, tokens, fresh, HolderLayout.wireTier(cur.tier(ref)), run);
-        if (tokens > 0) {
+        if (credit && tokens > 0) {
           r.addCreditCell(run, RunCursor.creditWordOf(cell));
         }
       }
@@ -206,84 +222,22 @@ final class Lookups {
   }
 
   /**
-   * The chain walk over runs: one probe per run the chain passes through (a branch point, a run
-   * boundary), then block after block inside the run by comparing the request's next hash with the
-   * run's next row. Each surviving replica's cell is read in place.
+   * The chain walk ({@link ChainWalk}), then each replica's run scored, ranked by matched tokens
+   * for the distinguishing power of its tie group, and sorted by score.
    */
   private void walkChain(
       final LookupRequest q,
       final LookupResult r,
       final TenantModelState tm,
       final ScopeState scope,
-      final Partition p) {
-    final int blocks = q.hashCount;
-    if (blocks == 0) {
+      final Partition p,
+      final boolean credit) {
+    if (q.hashCount == 0) {
       return;
     }
-    final KeyBuffer k = r.key;
-    final RunCursor cur = r.cursor;
-    final RunStore store = storeOf(p);
     final long now = index.clock().nanoTime();
     final long ttl = index.ttlNanosOf(p.tenant());
-    final int[] counts = q.counts;
-    final byte[] chain = q.chainBytes;
-    final int[] offs = q.hashOffset;
-    final int[] lens = q.hashLength;
-
-    int b = 0;
-    int alive = 0;
-    while (b < blocks && (b == 0 || alive > 0)) {
-      if (!k.set(p.id(), chain, offs[b], lens[b]) || !cur.open(store, k)) {
-        break;
-      }
-      try {
-        int row = cur.row();
-        final int rows = cur.rows();
-        final int cols = cur.cols();
-        if (b == 0) {
-          r.ensureRuns(cols);
-          for (int c = 0; c < cols; c++) {
-            final long cell = cur.cellWord(row, c);
-            final int ref = RunCursor.paletteRefOf(cell);
-            if (ref == 0) {
-              continue;
-            }
-            final long seen = cur.seen(ref);
-            if (now - seen >= ttl) {
-              continue; // freshness 0
-            }
-            final int run = r.runs++;
-            r.runReplica[run] = cur.holder(c);
-            r.runMatched[run] = counts[0];
-            r.runOldest[run] = seen;
-            r.runTier[run] = cur.tier(ref);
-            r.runAlive[run] = true;
-            r.runDelivered[run] = false;
-            r.runScratch[run] = c;
-            r.runRef[run] = ref;
-            r.addCreditCell(run, RunCursor.creditWordOf(cell));
-          }
-          alive = r.runs;
-          b = 1;
-          row++;
-        } else {
-          alive = mapColumns(r, cur, cols);
-          alive = extend(r, cur, row, b, counts[b], now, ttl, alive);
-          b++;
-          row++;
-        }
-        while (b < blocks
-            && alive > 0
-            && row < rows
-            && cur.rowEquals(row, chain, offs[b], lens[b])) {
-          alive = extend(r, cur, row, b, counts[b], now, ttl, alive);
-          b++;
-          row++;
-        }
-      } finally {
-        cur.close();
-      }
-    }
+    ChainWalk.walk(q, r, storeOf(p), p.id(), now, ttl, credit);
 
     final float slo = ScoreMath.sloCoefficient(q.ttftMs, cfg.sloTightTtftMs(), cfg.sloTightBias());
     final StatsTable stats = tm.stats;
@@ -320,89 +274,6 @@ final class Lookups {
       }
     }
     sortByScore(r);
-  }
-
-  /**
-   * Maps each live run to its replica's column in the newly opened run (runs and columns are both
-   * in replica order: one merge); a replica without a column dies. Returns the runs still alive.
-   */
-  private static int mapColumns(final LookupResult r, final RunCursor cur, final int cols) {
-    int c = 0;
-    int alive = 0;
-    for (int run = 0; run < r.runs; run++) {
-      if (!r.runAlive[run]) {
-        continue;
-      }
-      final int replica = r.runReplica[run];
-      while (c < cols && cur.holder(c) < replica) {
-        c++;
-      }
-      if (c < cols && cur.holder(c) == replica) {
-        r.runScratch[run] = c;
-        r.runRef[run] = 0;
-        alive++;
-      } else {
-        r.runAlive[run] = false;
-      }
-    }
-    return alive;
-  }
-
-  /**
-   * Extends every live run by block {@code b} (row {@code row} of the open run). A cell with the
-   * palette entry the run's previous block had (the common case: a chain reported at once) is fresh
-   * and changes neither the oldest timestamp nor the worst tier: only matched and credit move.
-   */
-  private static int extend(
-      final LookupResult r,
-      final RunCursor cur,
-      final int row,
-      final int b,
-      final int add,
-      final long now,
-      final long ttl,
-      final int aliveBefore) {
-    int alive = aliveBefore;
-    final int runs = r.runs;
-    r.reserveCredits(alive);
-    final boolean[] aliveRuns = r.runAlive;
-    final int[] cols = r.runScratch;
-    final int[] refs = r.runRef;
-    final int[] matched = r.runMatched;
-    final int[] creditRun = r.creditRun;
-    final long[] creditCell = r.creditCell;
-    int credits = r.credits;
-    for (int run = 0; run < runs; run++) {
-      if (!aliveRuns[run]) {
-        continue;
-      }
-      final long cell = cur.cellWord(row, cols[run]);
-      final int ref = RunCursor.paletteRefOf(cell);
-      if (ref == 0) {
-        aliveRuns[run] = false;
-        alive--;
-        continue;
-      }
-      if (ref != refs[run]) {
-        final long seen = cur.seen(ref);
-        if (now - seen >= ttl) {
-          aliveRuns[run] = false;
-          alive--;
-          continue;
-        }
-        if (seen < r.runOldest[run]) {
-          r.runOldest[run] = seen;
-        }
-        r.runTier[run] = HolderLayout.worstTier(r.runTier[run], cur.tier(ref));
-        refs[run] = ref;
-      }
-      matched[run] += add;
-      creditRun[credits] = run;
-      creditCell[credits] = RunCursor.creditWordOf(cell);
-      credits++;
-    }
-    r.credits = credits;
-    return alive;
   }
 
   private boolean tenantHot(

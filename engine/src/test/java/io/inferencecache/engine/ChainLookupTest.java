@@ -293,4 +293,48 @@ class ChainLookupTest extends IndexTestSupport {
     q.adapter().set("lora-1");
     assertThat(route(q).matchedTokens(0)).isEqualTo(32);
   }
+
+  /**
+   * A 600-block chain spans three stored runs (256 rows each at most) and the walk's stretches of
+   * {@link ChainWalk#STRETCH} rows: each replica's run ends exactly at its first block that is not
+   * held (before, at and just after a stretch boundary, inside the second run) or not fresh (a
+   * chain half refreshed, its other half aged past the TTL), whatever the other replicas hold.
+   */
+  @Test
+  void eachReplicasRunEndsAtItsFirstMissingOrStaleBlockAcrossStretchesAndRuns() {
+    policies.lfu.add("t");
+    final String[] chain = new String[600];
+    for (int i = 0; i < chain.length; i++) {
+      chain[i] = "c" + i;
+    }
+    ingest(update("t", "m", "vllm", "e").chain(16, java.util.Arrays.copyOf(chain, 200)));
+    clock.advance(TTL - TimeUnit.MINUTES.toNanos(1), TimeUnit.NANOSECONDS);
+    ingest(update("t", "m", "vllm", "a").chain(16, chain));
+    ingest(update("t", "m", "vllm", "b").chain(16, java.util.Arrays.copyOf(chain, 64)));
+    ingest(update("t", "m", "vllm", "c").chain(16, java.util.Arrays.copyOf(chain, 65)));
+    ingest(update("t", "m", "vllm", "d").chain(16, java.util.Arrays.copyOf(chain, 300)));
+    ingest(update("t", "m", "vllm", "e").chain(16, java.util.Arrays.copyOf(chain, 100)));
+    clock.advance(2, TimeUnit.MINUTES); // e's blocks 100..199 are now past the TTL
+
+    route(chainReq("t", "m", "vllm", 16, chain));
+
+    assertThat(names(r)).containsExactly("a", "d", "e", "c", "b");
+    assertThat(r.matchedTokens(0)).isEqualTo(600 * 16);
+    assertThat(r.matchedTokens(1)).isEqualTo(300 * 16);
+    assertThat(r.matchedTokens(2)).isEqualTo(100 * 16);
+    assertThat(r.matchedTokens(3)).isEqualTo(65 * 16);
+    assertThat(r.matchedTokens(4)).isEqualTo(64 * 16);
+    assertThat(r.pendingCredits()).isEqualTo(600 + 300 + 100 + 65 + 64);
+  }
+
+  @Test
+  void aTenantThatIsNotLfuRecordsNoCredits() {
+    ingest(update("t", "m", "vllm", "a").chain(16, "b0", "b1", "b2"));
+    route(chainReq("t", "m", "vllm", 16, "b0", "b1", "b2"));
+    assertThat(r.matchedTokens(0)).isEqualTo(48);
+    assertThat(r.pendingCredits()).isZero();
+    route(exactReq("t", "m", "vllm", "b0", 16));
+    assertThat(r.size()).isEqualTo(1);
+    assertThat(r.pendingCredits()).isZero();
+  }
 }

@@ -127,6 +127,48 @@ public final class RunCursor implements AutoCloseable {
     tokensAt = RunLayout.tokensOffset(rows, cols, pal, flags);
     holdersAt = RunLayout.holdersOffset(rows, cols, pal, flags);
     hashesAt = RunLayout.hashesOffset(rows, cols, pal, flags);
+    segmentsAt = -1;
+    if ((flags & RunLayout.FLAG_SEGMENTS) != 0) {
+      final int index = RunLayout.segmentIndexOffset(rows, cols, pal, flags, keyHashLen);
+      if (RunLayout.storedBytes(view, ORDER, rows, cols, pal, flags, keyHashLen)
+          == view.capacity()) {
+        segmentIndexAt = index;
+        segmentsAt = index + (cols + 1) * 2;
+      }
+    }
+  }
+
+  private int segmentIndexAt;
+  // Offset of the segment list, or -1: the run has none (or they do not fit its size).
+  private int segmentsAt;
+
+  /** Whether the open run describes its columns by segments ({@link RunLayout#FLAG_SEGMENTS}). */
+  public boolean hasSegments() {
+    return segmentsAt >= 0;
+  }
+
+  /** The first segment of column {@code c} (with {@link #hasSegments()}). */
+  public int firstSegment(final int c) {
+    return view.getShort(segmentIndexAt + c * 2, ORDER) & 0xFFFF;
+  }
+
+  /** One past the last segment of column {@code c}. */
+  public int endSegment(final int c) {
+    return view.getShort(segmentIndexAt + (c + 1) * 2, ORDER) & 0xFFFF;
+  }
+
+  /** The first row of segment {@code s}. */
+  public int segmentRow(final int s) {
+    return view.getShort(
+            segmentsAt + s * RunLayout.SEGMENT_BYTES + RunLayout.SEGMENT_ROW_OFFSET, ORDER)
+        & 0xFFFF;
+  }
+
+  /** The palette reference (0 = not held) of every cell of segment {@code s}. */
+  public int segmentRef(final int s) {
+    return view.getShort(
+            segmentsAt + s * RunLayout.SEGMENT_BYTES + RunLayout.SEGMENT_REF_OFFSET, ORDER)
+        & 0xFFFF;
   }
 
   private boolean hasDeltas;

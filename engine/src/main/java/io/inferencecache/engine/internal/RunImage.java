@@ -378,8 +378,8 @@ final class RunImage {
   /** How many rows, from {@code from}, one stored run may hold without exceeding {@code max}. */
   int rowsPerPiece(final int maxBytes) {
     final int entry = PALETTE_BYTES + RunLayout.PALETTE_DELTA_BYTES;
-    final int perRow = cols * (CELL_BYTES + entry) + 4 + hashLen;
-    final int room = maxBytes - RunLayout.HEADER_BYTES - cols * 4 - entry;
+    final int perRow = cols * (CELL_BYTES + entry + RunLayout.SEGMENT_BYTES) + 4 + hashLen;
+    final int room = maxBytes - RunLayout.HEADER_BYTES - cols * 4 - entry - (cols + 1) * 2;
     return Math.max(1, Math.min(RunLayout.MAX_ROWS, room / Math.max(1, perRow)));
   }
 
@@ -428,7 +428,20 @@ final class RunImage {
     if (n == 1 && usedCols == 1 && usedPal == 1) {
       flags |= RunLayout.FLAG_UNIT;
     }
-    final int len = RunLayout.runBytes(n, usedCols, usedPal, flags, hashLen);
+    int segments = 0;
+    if ((flags & RunLayout.FLAG_UNIT) == 0 && n >= RunLayout.SEGMENTS_MIN_ROWS) {
+      flags |= RunLayout.FLAG_SEGMENTS;
+      for (int c = 0; c < cols; c++) {
+        if (colMap[c] >= 0) {
+          segments += segmentsOf(c, from, to, palMap, null, 0, 0);
+        }
+      }
+    }
+    final int end = RunLayout.runBytes(n, usedCols, usedPal, flags, hashLen);
+    final int len =
+        (flags & RunLayout.FLAG_SEGMENTS) != 0
+            ? end + RunLayout.segmentsBytes(usedCols, segments)
+            : end;
     if (out.length < len) {
       out = new byte[Math.max(len, out.length * 2)];
     }
@@ -488,8 +501,50 @@ final class RunImage {
     if (n > 1) {
       view.putBytes(at, hashes, (from + 1) * hashLen, (n - 1) * hashLen);
     }
+    if ((flags & RunLayout.FLAG_SEGMENTS) != 0) {
+      final int list = end + (usedCols + 1) * 2;
+      int written = 0;
+      for (int c = 0; c < cols; c++) {
+        if (colMap[c] >= 0) {
+          view.putShort(end + colMap[c] * 2, (short) written, ORDER);
+          written += segmentsOf(c, from, to, palMap, view, list, written);
+        }
+      }
+      view.putShort(end + usedCols * 2, (short) written, ORDER);
+    }
     encodedLength = len;
     return out;
+  }
+
+  /**
+   * The segments of column {@code c} over rows {@code [from, to)} (RunLayout: a new one wherever
+   * the encoded palette reference changes); written from segment {@code first} of the list at
+   * {@code list} in {@code into} unless it is null. Returns how many.
+   */
+  private int segmentsOf(
+      final int c,
+      final int from,
+      final int to,
+      final int[] palMap,
+      final UnsafeBuffer into,
+      final int list,
+      final int first) {
+    int count = 0;
+    int prev = -1;
+    for (int r = from; r < to; r++) {
+      final int p = pal[r * cols + c];
+      final int ref = p >= 0 ? palMap[p] + 1 : 0;
+      if (ref != prev) {
+        if (into != null) {
+          final int at = list + (first + count) * RunLayout.SEGMENT_BYTES;
+          into.putShort(at + RunLayout.SEGMENT_ROW_OFFSET, (short) (r - from), ORDER);
+          into.putShort(at + RunLayout.SEGMENT_REF_OFFSET, (short) ref, ORDER);
+        }
+        count++;
+        prev = ref;
+      }
+    }
+    return count;
   }
 
   int encodedLength;

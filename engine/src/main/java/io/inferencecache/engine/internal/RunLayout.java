@@ -33,7 +33,16 @@ package io.inferencecache.engine.internal;
  *   +-------------------------------------------------+
  *   | hashes of rows 1..rows-1, hashLen bytes each    |  row 0's hash is the key
  *   +-------------------------------------------------+
+ *   | with FLAG_SEGMENTS: segment index (cols + 1) × u16 | column c's segments are [index[c], index[c+1])
+ *   | segments: row u16 | palette ref u16, each       |  from that row on, the column's cells name ref
+ *   +-------------------------------------------------+
  * </pre>
+ *
+ * <p>The segments ({@link #FLAG_SEGMENTS}, written for runs of at least {@link #SEGMENTS_MIN_ROWS}
+ * rows) describe each column's palette references as runs of equal values: a column whose replica
+ * reported the whole run at once is one segment. A lookup follows a replica down the run by its
+ * segments, without reading its cells (the cells still carry the LFU slots and are the truth the
+ * segments are derived from whenever the run is encoded).
  *
  * <p>A locator ({@code tag ‖ row u8 ‖ hash of the run's first block}) sends a lookup that starts in
  * the middle of a run, or an event naming a block hash, to the run's entry:
@@ -73,6 +82,21 @@ public final class RunLayout {
    * are implied), so a one-block key of one holder fits in 5 chunks with its key.
    */
   public static final int FLAG_UNIT = 4;
+
+  /**
+   * Flag: the run ends with its columns' segments (see the class comment); never with {@link
+   * #FLAG_UNIT}.
+   */
+  public static final int FLAG_SEGMENTS = 8;
+
+  /** Fewest rows of a run encoded with {@link #FLAG_SEGMENTS}. */
+  public static final int SEGMENTS_MIN_ROWS = 16;
+
+  /** Bytes of one segment: its first row (u16) and palette reference (u16). */
+  public static final int SEGMENT_BYTES = 4;
+
+  public static final int SEGMENT_ROW_OFFSET = 0;
+  public static final int SEGMENT_REF_OFFSET = 2;
 
   /** Header bytes of a {@link #FLAG_UNIT} run. */
   public static final int UNIT_HEADER_BYTES = 2;
@@ -142,9 +166,44 @@ public final class RunLayout {
     return holdersOffset(rows, cols, palette, flags) + cols * holderBytes(flags);
   }
 
-  /** Total value bytes of a run. */
+  /**
+   * Value bytes of a run up to the end of its hashes (all of it without {@link #FLAG_SEGMENTS}).
+   */
   public static int runBytes(
       final int rows, final int cols, final int palette, final int flags, final int hashLen) {
     return hashesOffset(rows, cols, palette, flags) + (rows - 1) * hashLen;
+  }
+
+  /** Offset of the segment index (with {@link #FLAG_SEGMENTS}): where the hashes end. */
+  public static int segmentIndexOffset(
+      final int rows, final int cols, final int palette, final int flags, final int hashLen) {
+    return runBytes(rows, cols, palette, flags, hashLen);
+  }
+
+  /** Bytes of the segment index and {@code segments} segments of a run of {@code cols} columns. */
+  public static int segmentsBytes(final int cols, final int segments) {
+    return (cols + 1) * 2 + segments * SEGMENT_BYTES;
+  }
+
+  /**
+   * Value bytes of the run whose header is in {@code v}: {@link #runBytes} plus its segments, if it
+   * has them (their count is the index's last entry).
+   */
+  public static int storedBytes(
+      final org.agrona.DirectBuffer v,
+      final java.nio.ByteOrder order,
+      final int rows,
+      final int cols,
+      final int palette,
+      final int flags,
+      final int hashLen) {
+    final int end = runBytes(rows, cols, palette, flags, hashLen);
+    if ((flags & FLAG_SEGMENTS) == 0) {
+      return end;
+    }
+    if (v.capacity() < end + (cols + 1) * 2) {
+      return -1;
+    }
+    return end + segmentsBytes(cols, v.getShort(end + cols * 2, order) & 0xFFFF);
   }
 }

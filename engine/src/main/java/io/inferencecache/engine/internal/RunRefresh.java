@@ -123,7 +123,8 @@ final class RunRefresh {
     final int cols = unit ? 1 : view.getShort(RunLayout.COLS_OFFSET, ORDER) & 0xFFFF;
     final int palette = unit ? 1 : view.getShort(RunLayout.PALETTE_OFFSET, ORDER) & 0xFFFF;
     final int hashLen = head.length - HolderLayout.KEY_PARTITION_BYTES;
-    if (row >= rows || RunLayout.runBytes(rows, cols, palette, flags, hashLen) != size) {
+    if (row >= rows
+        || RunLayout.storedBytes(view, ORDER, rows, cols, palette, flags, hashLen) != size) {
       return 0;
     }
     final int col =

@@ -34,6 +34,10 @@ public final class StringDictionary {
   private volatile String[] strings = new String[64];
   private volatile byte[][] utf8 = new byte[64][];
   private volatile int size;
+  // rank[id]: the position of string id in unsigned byte order among ids 0..rank.length-1 (a
+  // snapshot; ids interned since compare by their bytes). Rebuilt by the writer, amortized.
+  private volatile int[] rank = new int[0];
+  private int unranked;
 
   /** Returns the id of {@code s}, interning it first if needed. Thread-safe. */
   public synchronized int intern(final String s) {
@@ -96,6 +100,37 @@ public final class StringDictionary {
     put(next, bytes, id);
     table = next;
     size = newSize;
+    unranked++;
+    if (newSize <= RANK_EAGERLY || unranked * 8 >= newSize) {
+      rank = ranks(raw, newSize);
+      unranked = 0;
+    }
+  }
+
+  /** Up to this many strings, the ranks are rebuilt on every insert (cheap at this size). */
+  private static final int RANK_EAGERLY = 256;
+
+  /** The rank of every id below {@code n} in unsigned byte order (absent ids last). */
+  private static int[] ranks(final byte[][] raw, final int n) {
+    final Integer[] order = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(
+        order,
+        (x, y) -> {
+          final byte[] a = raw[x];
+          final byte[] b = raw[y];
+          if (a == null || b == null) {
+            return a == null ? (b == null ? 0 : 1) : -1;
+          }
+          return Arrays.compareUnsigned(a, b);
+        });
+    final int[] r = new int[n];
+    for (int i = 0; i < n; i++) {
+      r[order[i]] = i;
+    }
+    return r;
   }
 
   private static void put(final Table t, final byte[] key, final int id) {
@@ -161,6 +196,10 @@ public final class StringDictionary {
   public int compare(final int a, final int b) {
     if (a == b) {
       return 0;
+    }
+    final int[] rk = rank;
+    if (a < rk.length && b < rk.length) {
+      return Integer.compare(rk[a], rk[b]);
     }
     final byte[][] raw = utf8;
     return Arrays.compareUnsigned(raw[a], raw[b]);

@@ -152,4 +152,54 @@ class RunEncodingTest {
       assertEquals(6 * 4 - 1 + 1, present);
     }
   }
+
+  /**
+   * A run of {@link RunLayout#SEGMENTS_MIN_ROWS} rows or more carries its columns' segments, and
+   * they say exactly what the cells say: one segment for a replica that reported the chain at once,
+   * a new one where a refresh or a removed middle block changes its cells; a shorter run has none.
+   */
+  @Test
+  void segmentsDescribeEachColumnsCellsExactly() {
+    try (RunStore store = RunStore.inMemory("enc", 8192, 8, 2.0);
+        CounterArena arena = CounterArena.inMemory(8192)) {
+      final int rows = 40;
+      store.chainStart();
+      for (int b = 0; b < rows; b++) {
+        store.upsert(key(b), 1, 16 * (b + 1), 1_000L, 1, arena);
+        store.upsert(key(b), 2, 16 * (b + 1), 1_000L, 1, arena);
+      }
+      store.flush();
+      store.chainStart();
+      for (int b = 0; b < 10; b++) {
+        store.upsert(key(b), 2, 16 * (b + 1), 2_000L, 1, arena); // replica 2 refreshes 0..9
+      }
+      store.flush();
+      assertTrue(store.removeHolder(key(25), 2, new HolderBuffer()) > 0); // and loses block 25
+      store.chainStart();
+      for (int b = 0; b < 4; b++) {
+        store.upsert(key(1_000 + b), 1, 16 * (b + 1), 1_000L, 1, arena);
+      }
+      store.flush();
+      try (RunCursor c = new RunCursor()) {
+        assertTrue(c.open(store, key(0)));
+        assertEquals(rows, c.rows());
+        assertTrue(c.hasSegments());
+        for (int col = 0; col < c.cols(); col++) {
+          int s = c.firstSegment(col);
+          for (int row = 0; row < rows; row++) {
+            if (s + 1 < c.endSegment(col) && c.segmentRow(s + 1) == row) {
+              s++;
+            }
+            assertEquals(c.paletteRef(row, col), c.segmentRef(s), "column " + col + " row " + row);
+          }
+        }
+        assertEquals(1, c.endSegment(0) - c.firstSegment(0));
+        assertEquals(4, c.endSegment(1) - c.firstSegment(1)); // 0..9, 10..24, 25, 26..39
+      }
+      try (RunCursor c = new RunCursor()) {
+        assertTrue(c.open(store, key(1_000)));
+        assertFalse(c.hasSegments());
+      }
+    }
+  }
 }
