@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Builds perf/target/benchmarks.jar and runs the whole suite: the JMH lookup and ingest benchmarks
-# (engine and on-heap baseline in the same run, -prof gc for allocation) and MemoryFootprint.
-# Writes JSON into perf/results/ and prints the comparison table.
+# Builds perf/target/benchmarks.jar and runs the whole suite: the JMH lookup, LFU-credit and ingest
+# benchmarks (layout v2, layout v1 and the on-heap reference in the same run, -prof gc for
+# allocation), MemoryFootprint (the same three) and AllocationProbe (exact bytes per lookup).
+# Writes JSON/text into perf/results/ and prints the comparison table.
 #
 #   perf/run-benchmarks.sh                 # CI-sized profile (~6 min on 2 cores)
 #   PROFILE=full perf/run-benchmarks.sh    # target shapes: pinned 12.8M holder-blocks everywhere
 #
 # Environment: PROFILE=ci|full, MVN_OFFLINE=1 (build with -o), SKIP_BUILD=1, JMH_EXTRA="..." (more
 # JMH options, e.g. "-prof stack"), BENCH=regex (default: every benchmark), SKIP_MEMORY=1,
-# MEMORY_XMX (heap of the MemoryFootprint JVM, default 8g).
+# MEMORY_XMX (heap of the MemoryFootprint JVM, default 8g), SKIP_ALLOCATION=1 (no AllocationProbe).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -77,8 +78,16 @@ if [[ -z "${SKIP_MEMORY:-}" ]]; then
   # shellcheck disable=SC2046
   java $(java -cp "$JAR" io.inferencecache.perf.JvmFlags) -Xmx"${MEMORY_XMX:-8g}" \
     -cp "$JAR" io.inferencecache.perf.MemoryFootprint \
+    --impls offheap,offheap-v1,onheap \
     --pinned-chains "$FOOTPRINT_PINNED_CHAINS" --offheap-hint 1 --out "$MEM_JSON"
   FILES+=("$MEM_JSON")
+fi
+if [[ -z "${SKIP_ALLOCATION:-}" ]]; then
+  ALLOC_TXT="$OUT/allocation-$STAMP.txt"
+  # shellcheck disable=SC2046
+  java $(java -cp "$JAR" io.inferencecache.perf.JvmFlags) -Xmx4g \
+    -cp "$JAR" io.inferencecache.perf.AllocationProbe | tee "$ALLOC_TXT"
+  FILES+=("$ALLOC_TXT")
 fi
 
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$MACHINE"

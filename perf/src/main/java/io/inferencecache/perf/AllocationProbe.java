@@ -26,10 +26,12 @@ public final class AllocationProbe {
             SyntheticChains.pinned(195),
             SyntheticChains.longChains(32),
             MooncakeTrace.load(MooncakeTrace.resolve(args.length > 0 ? args[0] : null)));
-    System.out.printf(Locale.ROOT, "%-9s %-8s %10s %14s%n", "shape", "impl", "lookups", "B/lookup");
+    System.out.printf(
+        Locale.ROOT, "%-9s %-11s %10s %14s%n", "shape", "impl", "lookups", "B/lookup");
     for (Workload w : shapes) {
       final int lookups = w.name().equals("long") ? 4_000 : 100_000;
-      for (String impl : List.of(IndexUnderTest.OFFHEAP, IndexUnderTest.ONHEAP)) {
+      for (String impl :
+          List.of(IndexUnderTest.OFFHEAP, IndexUnderTest.OFFHEAP_V1, IndexUnderTest.ONHEAP)) {
         try (IndexUnderTest index = IndexUnderTest.build(impl, w)) {
           final LookupRequest q = new LookupRequest();
           final SplittableRandom rnd = new SplittableRandom(1);
@@ -46,7 +48,7 @@ public final class AllocationProbe {
           final long bytes = threads.getCurrentThreadAllocatedBytes() - before;
           System.out.printf(
               Locale.ROOT,
-              "%-9s %-8s %10d %14.2f%s%n",
+              "%-9s %-11s %10d %14.2f%s%n",
               w.name(),
               impl,
               lookups,

@@ -15,8 +15,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Bytes per holder-block (storage entry) of each workload shape, for both indexes. Not a JMH
- * benchmark: it builds each shape once and reads
+ * Bytes per holder-block (storage entry) of each workload shape, for each index under test. Not a
+ * JMH benchmark: it builds each shape once and reads
  *
  * <ul>
  *   <li>engine: {@code CacheIndex.offHeapBytes()} ÷ holder-blocks (what the off-heap map and LFU
@@ -28,10 +28,10 @@ import java.util.Map;
  * <p>Run it with the off-heap JVM flags and a heap large enough for the on-heap baseline, e.g.
  * {@code java $(java -cp perf/target/benchmarks.jar io.inferencecache.perf.JvmFlags) -Xmx8g -cp
  * perf/target/benchmarks.jar io.inferencecache.perf.MemoryFootprint --shapes pinned}. Options:
- * {@code --shapes single,pinned,long,mooncake}, {@code --impls offheap,onheap}, {@code
+ * {@code --shapes single,pinned,long,mooncake}, {@code --impls offheap,offheap-v1,onheap}, {@code
  * --pinned-chains 12500}, {@code --long-chains 256}, {@code --single-keys 800000}, {@code --trace
- * PATH}, {@code --offheap-hint H} (adds an engine row sized with averageHoldersPerKey=H), {@code
- * --out FILE.json}.
+ * PATH}, {@code --offheap-hint H} (adds a row per off-heap layout sized with
+ * averageHoldersPerKey=H), {@code --out FILE.json}.
  */
 public final class MemoryFootprint {
   private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
@@ -42,7 +42,8 @@ public final class MemoryFootprint {
     final Map<String, String> opt = parse(args);
     final List<String> shapes =
         List.of(opt.getOrDefault("shapes", "single,pinned,long,mooncake").split(","));
-    final List<String> impls = List.of(opt.getOrDefault("impls", "offheap,onheap").split(","));
+    final List<String> impls =
+        List.of(opt.getOrDefault("impls", "offheap,offheap-v1,onheap").split(","));
     final String hint = opt.get("offheap-hint");
     final List<Map<String, Object>> rows = new ArrayList<>();
     System.out.printf(
@@ -62,10 +63,10 @@ public final class MemoryFootprint {
       final Workload w = workload(shape, opt);
       for (String impl : impls) {
         rows.add(measure(w, impl, impl, IndexUnderTest.configFor(w)));
-        if (impl.equals(IndexUnderTest.OFFHEAP) && hint != null) {
+        if (!impl.equals(IndexUnderTest.ONHEAP) && hint != null) {
           final IndexConfig cfg =
               IndexUnderTest.configFor(w).averageHoldersPerKey(Double.parseDouble(hint));
-          rows.add(measure(w, impl, "offheap(hint=" + hint + ")", cfg));
+          rows.add(measure(w, impl, impl + "(hint=" + hint + ")", cfg));
         }
       }
     }

@@ -4,18 +4,51 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.DoubleFunction;
+import java.util.function.DoublePredicate;
 
 /**
- * Prints the results of a run as a Markdown table, each engine figure beside the on-heap
- * baseline's, with the ratio (engine ÷ baseline) and the target. Arguments: JMH JSON result files
- * ({@code -rf json}) and {@link MemoryFootprint} JSON files, in any order.
+ * Prints the engine results of a run as a Markdown table: per figure the engine's layout v2 ({@code
+ * impl=offheap}), the v1 layout ({@code impl=offheap-v1}) and the on-heap reference ({@code
+ * impl=onheap}) side by side, the ratios v2 ÷ v1 and v2 ÷ reference, the issue-15 target and
+ * whether v2 meets it. A figure whose implementation is missing from the files shows "—".
+ *
+ * <p>Arguments, in any order: JMH JSON result files ({@code -rf json}), {@link MemoryFootprint}
+ * JSON files and {@link AllocationProbe} text files (named {@code allocation-*.txt}).
  */
 public final class ResultsTable {
+  static final String HEADER =
+      "| metric | shape / size | v2 (`offheap`) | v1 (`offheap-v1`) | reference (`onheap`)"
+          + " | v2 ÷ v1 | v2 ÷ reference | target | v2 meets |\n"
+          + "|---|---|---:|---:|---:|---:|---:|---|---|\n";
+
+  private static final String[] IMPLS = {
+    IndexUnderTest.OFFHEAP, IndexUnderTest.OFFHEAP_V1, IndexUnderTest.ONHEAP
+  };
+  private static final String[] LOOKUP_BENCHMARKS = {
+    "SingleHolderLookupBenchmark",
+    "PinnedChainLookupBenchmark",
+    "LongChainLookupBenchmark",
+    "MooncakeLookupBenchmark"
+  };
+
+  /** Matched holder-blocks of one pinned-shape lookup (64 blocks × 16 holders). */
+  static final int CREDITED_HOLDER_BLOCKS =
+      SyntheticChains.PINNED_BLOCKS * SyntheticChains.PINNED_HOLDERS;
+
   private final List<JsonNode> jmh = new ArrayList<>();
   private final List<JsonNode> memory = new ArrayList<>();
+
+  /** AllocationProbe: shape → impl → bytes per lookup. */
+  private final Map<String, Map<String, Double>> probe = new LinkedHashMap<>();
 
   private ResultsTable() {}
 
@@ -23,11 +56,32 @@ public final class ResultsTable {
     System.out.print(renderFiles(args));
   }
 
-  /** The table (header, rows, footnote) for the given JMH and MemoryFootprint JSON files. */
+  /** The table (header, rows, footnote) for the given result files. */
   static String renderFiles(final String... args) throws IOException {
+    return read(args).render() + "\n" + FOOTNOTE;
+  }
+
+  /** The table's header and rows only. */
+  static String renderRows(final String... args) throws IOException {
+    return read(args).render();
+  }
+
+  static final String FOOTNOTE =
+      "Ratios are v2's figure ÷ the other's (below 1 is better for times, bytes and allocation,"
+          + " above 1 for throughput). JMH allocation rows (`gc.alloc.rate.norm`, sample mode)"
+          + " include the harness' background allocation divided by the operation count; the"
+          + " exact rows (`AllocationProbe`, the thread's allocation counter) are the ones judged"
+          + " against 0 B. LFU credit = (`lookupAndCredit` − `lookupOnly`) ÷ 1,024 matched"
+          + " holder-blocks (AverageTime); a difference within the noise can come out negative.\n";
+
+  private static ResultsTable read(final String... args) throws IOException {
     final ResultsTable t = new ResultsTable();
     final ObjectMapper mapper = new ObjectMapper();
     for (String a : args) {
+      if (Path.of(a).getFileName().toString().startsWith("allocation-")) {
+        t.readProbe(Path.of(a));
+        continue;
+      }
       final JsonNode root = mapper.readTree(new File(a));
       for (JsonNode n : root) {
         if (n.has("benchmark")) {
@@ -37,112 +91,199 @@ public final class ResultsTable {
         }
       }
     }
-    return t.render();
+    return t;
+  }
+
+  /** Lines {@code shape impl lookups bytesPerLookup} of {@link AllocationProbe}'s output. */
+  private void readProbe(final Path file) throws IOException {
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      final String[] f = line.trim().split("\\s+");
+      if (f.length >= 4 && f[2].matches("\\d+") && f[3].matches("[0-9.]+")) {
+        probe.computeIfAbsent(f[0], k -> new LinkedHashMap<>()).put(f[1], Double.valueOf(f[3]));
+      }
+    }
   }
 
   private String render() {
-    final StringBuilder sb = new StringBuilder();
-    sb.append(
-            "| metric | shape / size | engine (off-heap) | baseline (on-heap) | engine ÷ baseline")
-        .append(" | target | engine meets target |\n");
-    sb.append("|---|---|---:|---:|---:|---|---|\n");
-    for (JsonNode m : memoryRows("offheap")) {
-      final JsonNode base = memoryRow(m.get("shape").asText(), "onheap");
-      final double e = m.get("bytesPerHolderBlock").asDouble();
-      final double b = base == null ? Double.NaN : base.get("bytesPerHolderBlock").asDouble();
-      final String impl = m.get("impl").asText();
-      row(
-          sb,
-          "bytes per holder-block" + (impl.equals("offheap") ? "" : " — " + impl),
-          m.get("shape").asText() + " (" + human(m.get("holderBlocks").asLong()) + " hb)",
-          fmt(e, "B"),
-          fmt(b, "B"),
-          e / b,
-          "≤ 48 B",
-          e <= 48);
-    }
-    latency(sb, "SingleHolderLookupBenchmark", "1-block single-holder hit p50", "50.0", 500, "ns");
-    latency(sb, "SingleHolderLookupBenchmark", "1-block single-holder hit p99", "99.0", -1, "ns");
-    latency(sb, "PinnedChainLookupBenchmark", "64-block/16-holder chain p50", "50.0", -1, "ns");
-    latency(sb, "PinnedChainLookupBenchmark", "64-block/16-holder chain p99", "99.0", 10_000, "ns");
-    latency(sb, "LongChainLookupBenchmark", "1,024-block chain p50", "50.0", -1, "ns");
-    latency(sb, "LongChainLookupBenchmark", "1,024-block chain p99", "99.0", 100_000, "ns");
-    latency(sb, "MooncakeLookupBenchmark", "Mooncake request chain p50", "50.0", -1, "ns");
-    latency(sb, "MooncakeLookupBenchmark", "Mooncake request chain p99", "99.0", -1, "ns");
-    for (String mode : new String[] {"newKeys", "refresh"}) {
-      final JsonNode e = find("IngestBenchmark", "offheap", "mode", mode);
-      final JsonNode b = find("IngestBenchmark", "onheap", "mode", mode);
-      if (e == null) {
-        continue;
-      }
-      final double es = e.get("primaryMetric").get("score").asDouble();
-      final double bs = b == null ? Double.NaN : b.get("primaryMetric").get("score").asDouble();
-      row(
-          sb,
-          "ingest block upserts/s, 1 writer (" + mode + ")",
-          mode.equals("refresh")
-              ? "pinned, " + e.get("params").get("refreshChains").asText() + " chains"
-              : "fresh index",
-          human(es) + "/s",
-          human(bs) + "/s",
-          es / bs,
-          "≥ 2M/s",
-          es >= 2_000_000);
-    }
-    for (String bench :
-        new String[] {
-          "SingleHolderLookupBenchmark",
-          "PinnedChainLookupBenchmark",
-          "LongChainLookupBenchmark",
-          "MooncakeLookupBenchmark"
-        }) {
-      final JsonNode e = find(bench, "offheap", null, null);
-      final JsonNode b = find(bench, "onheap", null, null);
-      final double ea = alloc(e);
-      final double ba = alloc(b);
-      if (Double.isNaN(ea)) {
-        continue;
-      }
-      row(
-          sb,
-          "allocation per lookup (gc.alloc.rate.norm)",
-          shapeOf(bench, e),
-          fmt(ea, "B/op"),
-          fmt(ba, "B/op"),
-          ea / ba,
-          "0 B/op",
-          ea < 1.0);
-    }
-    sb.append(
-        "\nAllocation in sample mode: gc.alloc.rate.norm includes the harness' background"
-            + " allocation divided by the operation count; AllocationProbe gives exact bytes per"
-            + " lookup.\n");
+    final StringBuilder sb = new StringBuilder(HEADER);
+    latency(sb, 0, "1-block single-holder hit p50", "50.0", 300);
+    latency(sb, 0, "1-block single-holder hit p99", "99.0", -1);
+    latency(sb, 1, "64-block / 16-holder full match p50", "50.0", 2_000);
+    latency(sb, 1, "64-block / 16-holder full match p99", "99.0", 10_000);
+    latency(sb, 2, "1,024-block chain p50", "50.0", -1);
+    latency(sb, 2, "1,024-block chain p99", "99.0", 50_000);
+    latency(sb, 3, "Mooncake request chain p50", "50.0", -1);
+    latency(sb, 3, "Mooncake request chain p99", "99.0", 10_000);
+    lfuCredit(sb);
+    ingest(sb, "newKeys", 3_000_000);
+    ingest(sb, "refresh", 5_000_000);
+    ingest(sb, "newHolder", -1);
+    allocation(sb);
+    memoryRows(sb);
     return sb.toString();
   }
 
   private void latency(
       final StringBuilder sb,
-      final String bench,
+      final int benchmark,
       final String label,
       final String pct,
-      final double targetNs,
-      final String unit) {
-    final JsonNode e = find(bench, "offheap", null, null);
-    final JsonNode b = find(bench, "onheap", null, null);
-    if (e == null) {
+      final double targetNs) {
+    final String bench = LOOKUP_BENCHMARKS[benchmark];
+    final JsonNode any = anyImpl(bench, null, null);
+    if (any == null) {
       return;
     }
-    final double ev = percentile(e, pct);
-    final double bv = percentile(b, pct);
+    final double[] v = new double[IMPLS.length];
+    for (int i = 0; i < IMPLS.length; i++) {
+      v[i] = percentile(find(bench, IMPLS[i], null, null), pct);
+    }
     row(
         sb,
         label,
-        shapeOf(bench, e),
-        nanos(ev),
-        nanos(bv),
-        ev / bv,
+        shapeOf(bench, any),
+        v,
+        ResultsTable::nanos,
         targetNs < 0 ? "—" : "≤ " + nanos(targetNs),
-        targetNs < 0 ? null : ev <= targetNs);
+        targetNs < 0 ? null : x -> x <= targetNs);
+  }
+
+  private void lfuCredit(final StringBuilder sb) {
+    final JsonNode any = anyImpl("LfuCreditBenchmark.lookupAndCredit", null, null);
+    if (any == null) {
+      return;
+    }
+    final double[] v = new double[IMPLS.length];
+    for (int i = 0; i < IMPLS.length; i++) {
+      final double with = score(find("LfuCreditBenchmark.lookupAndCredit", IMPLS[i], null, null));
+      final double without = score(find("LfuCreditBenchmark.lookupOnly", IMPLS[i], null, null));
+      v[i] = (with - without) / CREDITED_HOLDER_BLOCKS;
+    }
+    row(
+        sb,
+        "LFU credit per matched holder-block",
+        "pinned, "
+            + any.get("params").path("pinnedChains").asText()
+            + " chains, LFU tenant; (lookupAndCredit − lookupOnly) ÷ 1,024",
+        v,
+        ResultsTable::nanos,
+        "—",
+        null);
+  }
+
+  private void ingest(final StringBuilder sb, final String mode, final double target) {
+    final JsonNode any = anyImpl("IngestBenchmark", "mode", mode);
+    if (any == null) {
+      return;
+    }
+    final double[] v = new double[IMPLS.length];
+    for (int i = 0; i < IMPLS.length; i++) {
+      v[i] = score(find("IngestBenchmark", IMPLS[i], "mode", mode));
+    }
+    final JsonNode p = any.get("params");
+    final String shape =
+        switch (mode) {
+          case "refresh" -> "pinned, " + p.path("refreshChains").asText() + " chains";
+          case "newHolder" -> "a holder added to stored 64-block chains";
+          default ->
+              p.path("newKeysMap").asText("fresh").equals("reused")
+                  ? "new keys, one index emptied between iterations"
+                  : "new keys, a fresh index each iteration";
+        };
+    row(
+        sb,
+        "ingest block upserts/s, 1 writer (" + mode + ")",
+        shape,
+        v,
+        x -> human(x) + "/s",
+        target < 0 ? "—" : "≥ " + human(target) + "/s",
+        target < 0 ? null : x -> x >= target);
+  }
+
+  private void allocation(final StringBuilder sb) {
+    for (String bench : LOOKUP_BENCHMARKS) {
+      final JsonNode any = anyImpl(bench, null, null);
+      if (any == null) {
+        continue;
+      }
+      final double[] v = new double[IMPLS.length];
+      for (int i = 0; i < IMPLS.length; i++) {
+        v[i] = alloc(find(bench, IMPLS[i], null, null));
+      }
+      row(
+          sb,
+          "allocation per lookup (JMH gc.alloc.rate.norm)",
+          shapeOf(bench, any),
+          v,
+          x -> fmt(x, "B/op"),
+          "0 B (judged by the exact row)",
+          null);
+    }
+    for (Map.Entry<String, Map<String, Double>> e : probe.entrySet()) {
+      final double[] v = new double[IMPLS.length];
+      for (int i = 0; i < IMPLS.length; i++) {
+        v[i] = e.getValue().getOrDefault(IMPLS[i], Double.NaN);
+      }
+      row(
+          sb,
+          "allocation per lookup, exact (AllocationProbe)",
+          e.getKey() + " (small shape)",
+          v,
+          x -> String.format(Locale.ROOT, "%.2f B", x),
+          "0 B",
+          x -> x < 1.0);
+    }
+  }
+
+  private void memoryRows(final StringBuilder sb) {
+    for (JsonNode m : memory) {
+      final String impl = m.get("impl").asText();
+      final boolean hinted = impl.startsWith(IndexUnderTest.OFFHEAP + "(");
+      if (!hinted && !impl.equals(IndexUnderTest.OFFHEAP)) {
+        continue; // one row per v2 entry; its v1 and reference partners are looked up
+      }
+      final String suffix = hinted ? impl.substring(impl.indexOf('(')) : "";
+      final String shape = m.get("shape").asText();
+      final JsonNode v1 = memoryRow(shape, IndexUnderTest.OFFHEAP_V1 + suffix);
+      final JsonNode ref = memoryRow(shape, IndexUnderTest.ONHEAP);
+      final double target =
+          switch (shape) {
+            case "pinned" -> 24;
+            case "mooncake" -> 32;
+            default -> -1;
+          };
+      final String size = shape + " (" + human(m.get("holderBlocks").asLong()) + " hb)";
+      row(
+          sb,
+          "bytes per holder-block, allocated" + (hinted ? " — sized " + suffix : ""),
+          size,
+          new double[] {
+            bytes(m, "bytesPerHolderBlock"),
+            bytes(v1, "bytesPerHolderBlock"),
+            bytes(ref, "bytesPerHolderBlock")
+          },
+          x -> fmt(x, "B"),
+          target < 0 ? "—" : "≤ " + fmt(target, "B"),
+          target < 0 ? null : x -> x <= target);
+      if (!hinted && m.has("usedPerHolderBlock")) {
+        row(
+            sb,
+            "bytes per holder-block, used",
+            size,
+            new double[] {
+              bytes(m, "usedPerHolderBlock"),
+              bytes(v1, "usedPerHolderBlock"),
+              bytes(ref, "usedPerHolderBlock")
+            },
+            x -> fmt(x, "B"),
+            "—",
+            null);
+      }
+    }
+  }
+
+  private static double bytes(final JsonNode m, final String field) {
+    return m == null || !m.has(field) ? Double.NaN : m.get(field).asDouble();
   }
 
   private static String shapeOf(final String bench, final JsonNode n) {
@@ -157,16 +298,28 @@ public final class ResultsTable {
         final long chains = p.get("longChains").asLong();
         yield "long, " + chains + " chains × 1,024 × 4 holders";
       }
-      case "MooncakeLookupBenchmark" -> "mooncake conversation trace, 8 replicas";
+      case "MooncakeLookupBenchmark" ->
+          "mooncake " + p.path("trace").asText("conversation") + " trace, 8 replicas";
       default -> "";
     };
+  }
+
+  /** The first result of {@code bench} (class, or {@code Class.method}) of any impl. */
+  private JsonNode anyImpl(final String bench, final String key, final String v) {
+    for (String impl : IMPLS) {
+      final JsonNode n = find(bench, impl, key, v);
+      if (n != null) {
+        return n;
+      }
+    }
+    return null;
   }
 
   private JsonNode find(final String bench, final String impl, final String key, final String v) {
     for (JsonNode n : jmh) {
       final String name = n.get("benchmark").asText();
       final JsonNode p = n.get("params");
-      if (name.contains("." + bench + ".")
+      if ((name.contains("." + bench + ".") || name.endsWith("." + bench))
           && p != null
           && impl.equals(p.path("impl").asText())
           && (key == null || v.equals(p.path(key).asText()))) {
@@ -174,6 +327,10 @@ public final class ResultsTable {
       }
     }
     return null;
+  }
+
+  private static double score(final JsonNode n) {
+    return n == null ? Double.NaN : n.get("primaryMetric").get("score").asDouble() * toNanos(n);
   }
 
   private static double percentile(final JsonNode n, final String pct) {
@@ -184,6 +341,7 @@ public final class ResultsTable {
     return v == null ? Double.NaN : v.asDouble() * toNanos(n);
   }
 
+  /** Factor to nanoseconds of a time unit; 1 for anything else (throughput is ops/s). */
   private static double toNanos(final JsonNode n) {
     final String unit = n.get("primaryMetric").get("scoreUnit").asText();
     if (unit.startsWith("us")) {
@@ -203,16 +361,6 @@ public final class ResultsTable {
     return v.isMissingNode() ? Double.NaN : v.asDouble();
   }
 
-  private List<JsonNode> memoryRows(final String implPrefix) {
-    final List<JsonNode> out = new ArrayList<>();
-    for (JsonNode m : memory) {
-      if (m.get("impl").asText().startsWith(implPrefix)) {
-        out.add(m);
-      }
-    }
-    return out;
-  }
-
   private JsonNode memoryRow(final String shape, final String impl) {
     for (JsonNode m : memory) {
       if (m.get("shape").asText().equals(shape) && m.get("impl").asText().equals(impl)) {
@@ -222,42 +370,52 @@ public final class ResultsTable {
     return null;
   }
 
+  /** One row: v2, v1, reference (NaN = not measured), both ratios, target and v2's verdict. */
   private static void row(
       final StringBuilder sb,
       final String metric,
       final String shape,
-      final String engine,
-      final String baseline,
-      final double ratio,
+      final double[] v,
+      final DoubleFunction<String> format,
       final String target,
-      final Boolean meets) {
-    sb.append("| ")
-        .append(metric)
+      final DoublePredicate meets) {
+    sb.append("| ").append(metric).append(" | ").append(shape);
+    for (double x : v) {
+      sb.append(" | ").append(Double.isNaN(x) ? "—" : format.apply(x));
+    }
+    sb.append(" | ")
+        .append(ratio(v[0], v[1]))
         .append(" | ")
-        .append(shape)
-        .append(" | ")
-        .append(engine)
-        .append(" | ")
-        .append(baseline)
-        .append(" | ")
-        .append(Double.isNaN(ratio) ? "—" : String.format(Locale.ROOT, "%.2f×", ratio))
+        .append(ratio(v[0], v[2]))
         .append(" | ")
         .append(target)
         .append(" | ")
-        .append(meets == null ? "—" : meets ? "yes" : "**no**")
+        .append(meets == null || Double.isNaN(v[0]) ? "—" : meets.test(v[0]) ? "yes" : "**no**")
         .append(" |\n");
   }
 
-  private static String fmt(final double v, final String unit) {
+  /** a ÷ b, or "—" when either is missing or not positive (a ratio of noise says nothing). */
+  static String ratio(final double a, final double b) {
+    if (Double.isNaN(a) || Double.isNaN(b) || a <= 0 || b <= 0) {
+      return "—";
+    }
+    final double r = a / b;
+    return String.format(Locale.ROOT, r >= 0.1 ? "%.2f×" : "%.3f×", r);
+  }
+
+  static String fmt(final double v, final String unit) {
     if (Double.isNaN(v)) {
       return "—";
     }
     return String.format(Locale.ROOT, v >= 100 ? "%.0f %s" : "%.1f %s", v, unit);
   }
 
-  private static String nanos(final double ns) {
+  static String nanos(final double ns) {
     if (Double.isNaN(ns)) {
       return "—";
+    }
+    if (ns < 0) {
+      return "−" + nanos(-ns);
     }
     if (ns >= 1_000_000) {
       return String.format(Locale.ROOT, "%.2f ms", ns / 1e6);
@@ -271,7 +429,7 @@ public final class ResultsTable {
     return String.format(Locale.ROOT, "%.0f ns", ns);
   }
 
-  private static String human(final double v) {
+  static String human(final double v) {
     if (Double.isNaN(v)) {
       return "—";
     }
