@@ -231,6 +231,16 @@ public final class LookupResult {
   private int[] permutedInts = new int[16];
   private float[] permutedFloats = new float[16];
 
+  private int[] matchedScratch = new int[16];
+
+  /** Scratch room for {@code n} matched values (reused). */
+  int[] matchedScratch(final int n) {
+    if (matchedScratch.length < n) {
+      matchedScratch = new int[Math.max(n, matchedScratch.length * 2)];
+    }
+    return matchedScratch;
+  }
+
   /** The identity permutation of the first {@code n} entries (scratch, reused). */
   int[] identityOrder(final int n) {
     if (order.length < n) {

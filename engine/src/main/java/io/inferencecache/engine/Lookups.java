@@ -259,19 +259,7 @@ final class Lookups {
     }
     final int total = scope.servingCount();
     if (total > 1 && r.size > 0) {
-      sortByMatched(r);
-      int i = 0;
-      while (i < r.size) {
-        int j = i;
-        while (j < r.size && r.matched[j] == r.matched[i]) {
-          j++;
-        }
-        final float dp = ScoreMath.distinguishingPower(j, total);
-        for (int x = i; x < j; x++) {
-          r.score[x] *= dp;
-        }
-        i = j;
-      }
+      applyDistinguishingPower(r, total);
     }
     sortByScore(r);
   }
@@ -310,27 +298,64 @@ final class Lookups {
     return true;
   }
 
-  /** Score descending, then replica name ascending (unsigned bytes). */
+  /**
+   * Multiplies each entry's score by the distinguishing power of its depth
+   * (docs/behaviour.md#scores): of the number of entries that matched at least as many tokens.
+   * Those counts come from the matched values sorted on their own; the entries keep their order
+   * (the sort by score decides it).
+   */
+  private static void applyDistinguishingPower(final LookupResult r, final int total) {
+    final int n = r.size;
+    final int[] v = r.matchedScratch(n);
+    for (int i = 0; i < n; i++) {
+      final int x = r.matched[i];
+      int j = i;
+      for (; j > 0 && v[j - 1] < x; j--) {
+        v[j] = v[j - 1];
+      }
+      v[j] = x;
+    }
+    for (int i = 0; i < n; i++) {
+      final int m = r.matched[i];
+      r.score[i] *= ScoreMath.distinguishingPower(firstBelow(v, n, m), total);
+    }
+  }
+
+  /** In {@code v[0, n)} sorted descending: the first index whose value is below {@code x}. */
+  private static int firstBelow(final int[] v, final int n, final int x) {
+    int lo = 0;
+    int hi = n;
+    while (lo < hi) {
+      final int mid = (lo + hi) >>> 1;
+      if (v[mid] >= x) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /**
+   * Score descending, then replica name ascending (unsigned UTF-8): an insertion sort of the
+   * entries' positions, applied to the entries once. Names compare by the dictionary's ranks when
+   * every replica has one.
+   */
   private void sortByScore(final LookupResult r) {
-    sort(r, true);
-  }
-
-  /** Matched tokens descending, then replica name ascending. */
-  private void sortByMatched(final LookupResult r) {
-    sort(r, false);
-  }
-
-  /** An insertion sort of the entries' positions, applied to the entries once. */
-  private void sort(final LookupResult r, final boolean byScore) {
     final int n = r.size;
     if (n < 2) {
       return;
+    }
+    final int[] rank = dict.ranks();
+    boolean ranked = true;
+    for (int i = 0; i < n && ranked; i++) {
+      ranked = r.replica[i] < rank.length;
     }
     final int[] o = r.identityOrder(n);
     for (int i = 1; i < n; i++) {
       final int x = o[i];
       int j = i;
-      for (; j > 0 && before(r, x, o[j - 1], byScore); j--) {
+      for (; j > 0 && before(r, x, o[j - 1], ranked ? rank : null); j--) {
         o[j] = o[j - 1];
       }
       o[j] = x;
@@ -338,21 +363,19 @@ final class Lookups {
     r.reorder(o, n);
   }
 
-  /** Whether entry {@code a} sorts before {@code b}: the key descending, then the replica name. */
-  private boolean before(final LookupResult r, final int a, final int b, final boolean byScore) {
-    if (byScore) {
-      final float sa = r.score[a];
-      final float sb = r.score[b];
-      if (sa > sb) {
-        return true;
-      }
-      if (sa < sb) {
-        return false;
-      }
-    } else if (r.matched[a] != r.matched[b]) {
-      return r.matched[a] > r.matched[b];
+  /**
+   * Whether entry {@code a} sorts before {@code b}: score descending, then the replica name (by
+   * {@code rank} when given).
+   */
+  private boolean before(final LookupResult r, final int a, final int b, final int[] rank) {
+    final float sa = r.score[a];
+    final float sb = r.score[b];
+    if (sa != sb) {
+      return sa > sb;
     }
-    return dict.compare(r.replica[a], r.replica[b]) < 0;
+    final int ra = r.replica[a];
+    final int rb = r.replica[b];
+    return rank != null ? rank[ra] < rank[rb] : dict.compare(ra, rb) < 0;
   }
 
   /** AFFINITY_HINT candidate (docs/behaviour.md#affinity), or -1. */

@@ -192,6 +192,15 @@ public final class StringDictionary {
     return size;
   }
 
+  /**
+   * The ranks snapshot: {@code ranks()[id]} orders the ids below its length as {@link #compare}
+   * does (shared; do not modify). Ids at or above its length are newer: compare them by {@link
+   * #compare}.
+   */
+  public int[] ranks() {
+    return rank;
+  }
+
   /** Unsigned byte-wise comparison of two interned strings (the spec's id ordering). */
   public int compare(final int a, final int b) {
     if (a == b) {
