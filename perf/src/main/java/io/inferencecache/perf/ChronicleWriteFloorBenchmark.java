@@ -60,7 +60,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * index ({@code entries} = 16M holder-blocks at 1 holder a key) holding {@code fill} keys (0: the
  * emptied, reused index), and keys an invocation inserts are removed after it (not measured), so
  * the fill stays constant; the refresh modes on the pinned map of {@code refreshChains} chains (64
- * blocks × 16 holders: one run and 63 locators a chain), as its {@code refresh}.
+ * blocks × 16 holders: one run and 63 locators a chain), as its {@code refresh}. {@code -p
+ * prefault=16000000} first writes every page of the new-key map once (the steady state of a server
+ * whose map has been filled before), which IngestBenchmark's emptied index reaches only gradually.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -242,12 +244,34 @@ public class ChronicleWriteFloorBenchmark {
     @Param({"0"})
     public long fill;
 
+    /**
+     * Keys inserted and removed again before the trial, not measured (0: none). Chronicle takes a
+     * new entry's chunks from its segment's free space searching forward from the last allocation,
+     * so a map is touched page by page as keys come and go; {@code prefault} = the map's capacity
+     * measures the floor in a map whose memory every page has been written once, as a running
+     * server's.
+     */
+    @Param({"0"})
+    public long prefault;
+
     long nextBlock;
     long firstThisInvocation;
+    long prefaulted;
 
     @Setup(Level.Trial)
     public void open() {
       map = FloorMaps.engineMap(entries, 8, 1.0);
+      final long touch = -prefault - 1; // block numbers below 0: disjoint from the measured keys
+      for (long k = touch; k < -1; k++) {
+        fillKey(k);
+        if (insert(locatorStore, FloorMaps.LOCATOR_BYTES_8)) {
+          prefaulted++;
+        }
+      }
+      for (long k = touch; k < -1; k++) {
+        fillKey(k);
+        removeKey();
+      }
       for (long k = 0; k < fill; k++) {
         fillKey(k);
         insert(locatorStore, FloorMaps.LOCATOR_BYTES_8);

@@ -68,6 +68,26 @@ class ChronicleWriteFloorBenchmarkTest {
   }
 
   @Test
+  void prefaultLeavesOnlyTheFillAndTouchesTheMapsMemory() {
+    final ChronicleWriteFloorBenchmark.NewKeys s = new ChronicleWriteFloorBenchmark.NewKeys();
+    s.entries = 200_000;
+    s.fill = 50;
+    s.prefault = 20_000;
+    s.open();
+    try {
+      assertThat(s.prefaulted).isEqualTo(20_000); // every prefault key was new, then removed
+      assertThat(s.map.longSize()).isEqualTo(50);
+      s.mark();
+      assertThat(s.firstThisInvocation).isGreaterThanOrEqualTo(50);
+      bench.insertLocator(s);
+      s.removeInserted();
+      assertThat(s.map.longSize()).isEqualTo(50);
+    } finally {
+      s.closeMap();
+    }
+  }
+
+  @Test
   void newChainStoresOneRunAnd63LocatorsAChain() {
     final ChronicleWriteFloorBenchmark.NewKeys s = newKeys(200_000, 10);
     try {
