@@ -1,6 +1,8 @@
 package io.inferencecache.engine;
 
 import io.inferencecache.engine.internal.CounterArena;
+import io.inferencecache.engine.internal.EntryCensus;
+import java.util.Map;
 
 /**
  * Measurement access to the engines' storage (perf scope, same package as the indexes): the
@@ -13,6 +15,27 @@ public final class StorageProbe {
   /** Main map's used chunks and hash-lookup slots, plus one LFU counter per storage entry. */
   public static long usedBytes(final CacheIndex index) {
     return index.mainStore().usedBytes() + index.totalEntries() * CounterArena.SLOT_BYTES;
+  }
+
+  /**
+   * The engine's bytes per holder-block by structure ({@link EntryCensus#perHolderBlock}): entry
+   * overhead, hash-lookup slots, value sections, LFU counters, and allocated but unused. Walks
+   * every entry.
+   */
+  public static Map<String, Double> breakdown(final CacheIndex index) {
+    final long entries = index.totalEntries();
+    return census(index)
+        .perHolderBlock(entries, entries * CounterArena.SLOT_BYTES, index.offHeapBytes());
+  }
+
+  /** The census of the engine's main map. */
+  public static EntryCensus census(final CacheIndex index) {
+    return EntryCensus.of(index.mainStore());
+  }
+
+  /** Off-heap bytes Chronicle allocated for the engine's main map (its sizing, no LFU arena). */
+  public static long mainMapBytes(final CacheIndex index) {
+    return index.mainStore().offHeapBytes();
   }
 
   /** The same for the v1 layout. */

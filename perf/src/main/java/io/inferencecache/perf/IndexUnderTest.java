@@ -100,6 +100,14 @@ public abstract class IndexUnderTest implements AutoCloseable {
    */
   public abstract long usedOffHeapBytes();
 
+  /**
+   * Bytes per holder-block by structure (layout v2 only, {@code StorageProbe.breakdown}); null for
+   * the other indexes.
+   */
+  public java.util.Map<String, Double> breakdown() {
+    return null;
+  }
+
   @Override
   public abstract void close();
 
@@ -172,6 +180,11 @@ public abstract class IndexUnderTest implements AutoCloseable {
     @Override
     public long usedOffHeapBytes() {
       return io.inferencecache.engine.StorageProbe.usedBytes(index);
+    }
+
+    @Override
+    public java.util.Map<String, Double> breakdown() {
+      return io.inferencecache.engine.StorageProbe.breakdown(index);
     }
 
     @Override

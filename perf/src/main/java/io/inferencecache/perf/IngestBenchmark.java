@@ -38,7 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       (the chain counter never repeats). The reference takes no events and is opened anew each
  *       iteration (it has no off-heap map to fault in). With {@code newKeysMap=fresh} every
  *       iteration opens a new index, so most inserts also fault in the new map's pages: the first
- *       fill of a server's map.
+ *       fill of a server's map. {@code -p newKeysPrefault=N} ingests and evicts N blocks when the
+ *       reused index is opened (not measured), so the map's memory has been written before the
+ *       measured inserts, as in a server that has run a while.
  *   <li>{@code mode=refresh}: re-reports a chain a replica already holds in the pinned shape of
  *       {@code refreshChains} chains (16 holders a key), so each upsert rewrites one holder record
  *       of a 16-holder key.
@@ -76,6 +78,15 @@ public class IngestBenchmark {
   /** newKeys: {@code reused} (one index, emptied between iterations) or {@code fresh}. */
   @Param({"reused"})
   public String newKeysMap;
+
+  /**
+   * newKeys with a reused engine index: blocks ingested and evicted again by events when the index
+   * is opened, not measured (0: none), so the measured inserts go into a map whose memory has been
+   * written (ChronicleWriteFloorBenchmark's {@code prefault}); a multiple of 64. The reference,
+   * which takes no events, ignores it.
+   */
+  @Param({"0"})
+  public long newKeysPrefault;
 
   /** Chains of the pinned-shape index that refresh runs against (781 = 800k holder-blocks). */
   @Param({"781"})
@@ -166,6 +177,9 @@ public class IngestBenchmark {
                   .maxEntries(NEW_KEYS_CAPACITY)
                   .averageHashBytes(8)
                   .averageHoldersPerKey(1.0));
+      if (reuse && newKeysPrefault > 0) {
+        prefault();
+      }
     }
     ingestedThisIteration = 0;
     firstChainThisIteration = chain;
@@ -203,6 +217,29 @@ public class IngestBenchmark {
         throw new IllegalStateException(
             "newKeys index not empty after the evictions: " + index.totalEntries());
       }
+    }
+  }
+
+  /**
+   * Ingests and evicts {@link #newKeysPrefault} blocks of chains numbered below 0 (disjoint from
+   * the measured ones); leaves the index empty.
+   */
+  private void prefault() {
+    final long chains = newKeysPrefault / BLOCKS;
+    for (long c = -1; c >= -chains; c--) {
+      index.ingest(chainUpdate(c, 0));
+    }
+    for (long c = -1; c >= -chains; c--) {
+      for (int b = 0; b < BLOCKS; b++) {
+        final byte[] h = new byte[8];
+        Workload.putLongBe(h, SyntheticChains.mix64(~(c * BLOCKS + b)));
+        if (!index.prefixEvicted(Workload.TENANT, Workload.MODEL, replicas[0], h)) {
+          return; // the reference takes no events: it is opened anew each iteration anyway
+        }
+      }
+    }
+    if (index.totalEntries() != 0) {
+      throw new IllegalStateException("prefault left " + index.totalEntries() + " entries");
     }
   }
 

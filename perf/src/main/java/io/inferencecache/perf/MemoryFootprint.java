@@ -30,8 +30,10 @@ import java.util.Map;
  * perf/target/benchmarks.jar io.inferencecache.perf.MemoryFootprint --shapes pinned}. Options:
  * {@code --shapes single,pinned,long,mooncake}, {@code --impls offheap,offheap-v1,onheap}, {@code
  * --pinned-chains 12500}, {@code --long-chains 256}, {@code --single-keys 800000}, {@code --trace
- * PATH}, {@code --offheap-hint H} (adds a row per off-heap layout sized with
- * averageHoldersPerKey=H), {@code --out FILE.json}.
+ * PATH}, {@code --offheap-hint H} (adds a row of each off-heap impl sized with
+ * averageHoldersPerKey=H), {@code --out FILE.json}. Engine rows of layout v2 also give the bytes
+ * per holder-block by structure ({@code breakdownPerHolderBlock}: entry overhead, hash-lookup
+ * slots, value sections, LFU counters, allocated but unused).
  */
 public final class MemoryFootprint {
   private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
@@ -113,6 +115,7 @@ public final class MemoryFootprint {
     final boolean offHeap = !impl.equals(IndexUnderTest.ONHEAP);
     final long bytes = offHeap ? index.offHeapBytes() : heapDelta;
     final long used = offHeap ? index.usedOffHeapBytes() : heapDelta;
+    final Map<String, Double> breakdown = index.breakdown();
     index.close();
     index = null;
     heapUsedAfterGc();
@@ -131,6 +134,9 @@ public final class MemoryFootprint {
     row.put("heapDeltaPerHolderBlock", (double) heapDelta / blocks);
     row.put("buildSeconds", buildSeconds);
     row.put("buildBlocksPerSecond", blocks / buildSeconds);
+    if (breakdown != null) {
+      row.put("breakdownPerHolderBlock", breakdown);
+    }
     System.out.printf(
         Locale.ROOT,
         "%-9s %-18s %12d %10d %14d %10.1f %10.1f %10.1f %10.1f %8.1f%n",
@@ -144,6 +150,11 @@ public final class MemoryFootprint {
         (double) rssDelta / blocks,
         (double) heapDelta / blocks,
         buildSeconds);
+    if (breakdown != null) {
+      final StringBuilder line = new StringBuilder("          B/hb by structure:");
+      breakdown.forEach((k, v) -> line.append(String.format(Locale.ROOT, " %s %.2f", k, v)));
+      System.out.println(line);
+    }
     return row;
   }
 

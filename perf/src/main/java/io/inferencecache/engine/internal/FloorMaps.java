@@ -8,15 +8,38 @@ import net.openhft.chronicle.map.ChronicleMap;
 
 /**
  * A bare Chronicle map configured exactly as the engine configures its prefix map ({@link
- * RunMapSizing#builder}), in memory, so a benchmark can measure Chronicle's own read cost beside
- * the engine's lookup.
+ * RunMapSizing#builder}), in memory, so a benchmark can measure Chronicle's own read and write cost
+ * beside the engine's lookup and ingest; and the sizes of the values the engine stores in it.
  */
 public final class FloorMaps {
   /** Value bytes of a one-block, one-holder run ({@link RunLayout#FLAG_UNIT}). */
   public static final int UNIT_RUN_BYTES =
       RunLayout.runBytes(1, 1, 1, RunLayout.FLAG_UNIT, HolderLayout.KEY_PARTITION_BYTES);
 
+  /** Value bytes of a locator of an 8-byte hash ({@code tag ‖ row ‖ head hash}). */
+  public static final int LOCATOR_BYTES_8 = RunLayout.LOCATOR_HASH_OFFSET + 8;
+
+  /** First byte of a run value. */
+  public static final byte RUN_TAG = RunLayout.RUN_TAG;
+
+  /** First byte of a locator value. */
+  public static final byte LOCATOR_TAG = RunLayout.LOCATOR_TAG;
+
+  /** Offset of the first palette entry's {@code lastSeen} in a run of {@code rows × cols}. */
+  public static int firstPaletteSeenOffset(final int rows, final int cols) {
+    return RunLayout.paletteOffset(rows, cols, 0) + RunLayout.PALETTE_SEEN_OFFSET;
+  }
+
   private FloorMaps() {}
+
+  /**
+   * Value bytes of a run of {@code rows} blocks of 8-byte hashes held by {@code cols} replicas,
+   * with {@code palette} distinct attribute entries and no token deltas: what the engine stores for
+   * such a run.
+   */
+  public static int runBytes(final int rows, final int cols, final int palette) {
+    return RunLayout.runBytes(rows, cols, palette, 0, 8);
+  }
 
   /** The engine's prefix map for {@code entries} holder-blocks of the given key shape. */
   public static ChronicleMap<byte[], byte[]> engineMap(

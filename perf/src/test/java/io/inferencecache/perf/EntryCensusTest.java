@@ -1,0 +1,41 @@
+package io.inferencecache.perf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.inferencecache.engine.StorageProbe;
+import io.inferencecache.engine.internal.EntryCensus;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class EntryCensusTest {
+  @Test
+  void pinnedCensusAccountsForEveryUsedByteAndEveryHolderBlock() {
+    final SyntheticChains w = SyntheticChains.pinned(40);
+    try (IndexUnderTest index = IndexUnderTest.build(IndexUnderTest.OFFHEAP, w)) {
+      final IndexUnderTest.Engine e = (IndexUnderTest.Engine) index;
+      final EntryCensus c = StorageProbe.census(e.index);
+      assertThat(c.runs + c.locators).isEqualTo(w.distinctKeys());
+      assertThat(c.presentCells).isEqualTo(w.holderBlocks());
+      assertThat(c.cellBytes).isEqualTo(8 * w.holderBlocks()); // full 64 x 16 runs
+      final Map<String, Double> b = index.breakdown();
+      final double used = (double) index.usedOffHeapBytes() / w.holderBlocks();
+      assertThat(b.get("used")).isCloseTo(used, within(1e-9));
+      assertThat(b.get("lfuCounters")).isEqualTo(8.0);
+      assertThat(b.get("used") + b.get("allocatedUnused"))
+          .isCloseTo((double) index.offHeapBytes() / w.holderBlocks(), within(1e-9));
+    }
+  }
+
+  @Test
+  void singleHolderKeysAreUnitRunsWithoutLocators() {
+    final SyntheticChains w = SyntheticChains.singleHolder(3_000);
+    try (IndexUnderTest index = IndexUnderTest.build(IndexUnderTest.OFFHEAP, w)) {
+      final EntryCensus c = StorageProbe.census(((IndexUnderTest.Engine) index).index);
+      assertThat(c.runs).isEqualTo(3_000);
+      assertThat(c.locators).isZero();
+      assertThat(c.headerBytes).isEqualTo(2 * 3_000L); // unit header: tag and flags
+      assertThat(c.usedBytes() + 8L * 3_000).isEqualTo(index.usedOffHeapBytes());
+    }
+  }
+}
