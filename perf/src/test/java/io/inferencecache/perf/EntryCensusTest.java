@@ -18,6 +18,8 @@ class EntryCensusTest {
       assertThat(c.runs + c.locators).isEqualTo(w.distinctKeys());
       assertThat(c.presentCells).isEqualTo(w.holderBlocks());
       assertThat(c.cellBytes).isEqualTo(8 * w.holderBlocks()); // full 64 x 16 runs
+      // one segment per column of each 64-row run: (16 + 1) × 2 B of index + 16 × 4 B
+      assertThat(c.segmentBytes).isEqualTo(c.runs * (17 * 2 + 16 * 4));
       final Map<String, Double> b = index.breakdown();
       final double used = (double) index.usedOffHeapBytes() / w.holderBlocks();
       assertThat(b.get("used")).isCloseTo(used, within(1e-9));

@@ -40,6 +40,9 @@ public final class EntryCensus {
   public long holderBytes;
   public long hashBytes;
 
+  /** The runs' segment indexes and segments ({@link RunLayout#FLAG_SEGMENTS}). */
+  public long segmentBytes;
+
   /** Values that are neither runs nor locators (metadata records). */
   public long otherValueBytes;
 
@@ -94,6 +97,9 @@ public final class EntryCensus {
     tokenBytes += rows * 4L;
     holderBytes += (long) cols * RunLayout.holderBytes(flags);
     hashBytes += (long) (rows - 1) * hashLen;
+    if ((flags & RunLayout.FLAG_SEGMENTS) != 0) {
+      segmentBytes += size - RunLayout.runBytes(rows, cols, palette, flags, hashLen);
+    }
     for (int i = 0; i < rows * cols; i++) {
       final long at = o + cells + (long) i * RunLayout.CELL_BYTES + RunLayout.CELL_PALETTE_OFFSET;
       if (b.readShort(at) != 0) {
@@ -123,6 +129,7 @@ public final class EntryCensus {
         + tokenBytes
         + holderBytes
         + hashBytes
+        + segmentBytes
         + otherValueBytes;
   }
 
@@ -146,6 +153,7 @@ public final class EntryCensus {
     m.put("rowTokens", tokenBytes / d);
     m.put("holderIds", holderBytes / d);
     m.put("rowHashes", hashBytes / d);
+    m.put("segments", segmentBytes / d);
     m.put("otherValues", otherValueBytes / d);
     m.put("lfuCounters", counterBytes / d);
     m.put("used", (usedBytes() + counterBytes) / d);
