@@ -222,8 +222,8 @@ final class Lookups {
   }
 
   /**
-   * The chain walk ({@link ChainWalk}), then each replica's run scored, ranked by matched tokens
-   * for the distinguishing power of its tie group, and sorted by score.
+   * The chain walk ({@link ChainWalk}), then each replica's run scored, scaled by the
+   * distinguishing power of its depth, and sorted by score.
    */
   private void walkChain(
       final LookupRequest q,
