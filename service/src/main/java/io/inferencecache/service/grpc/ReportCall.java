@@ -102,18 +102,28 @@ final class ReportCall implements StreamObserver<IngestMessage> {
     if (why == null) {
       return false;
     }
-    if (end(Status.ABORTED.withDescription(why))) {
+    if (claimEnd()) {
+      // Recorded before the sender hears ABORTED, so a resync it sends at once is taken.
       f.resyncAsked(s.tenantId(), s.modelId(), s.replicaId());
+      out.onError(Status.ABORTED.withDescription(why).asRuntimeException());
     }
     return true;
   }
 
   private boolean end(final Status status) {
+    if (!claimEnd()) {
+      return false;
+    }
+    out.onError(status.asRuntimeException());
+    return true;
+  }
+
+  /** Claims the end of this call for the caller (false if it has ended already). */
+  private boolean claimEnd() {
     if (!ended.compareAndSet(false, true)) {
       return false;
     }
     open.remove(this);
-    out.onError(status.asRuntimeException());
     return true;
   }
 
