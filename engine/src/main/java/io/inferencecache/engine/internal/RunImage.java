@@ -433,7 +433,7 @@ final class RunImage {
       flags |= RunLayout.FLAG_SEGMENTS;
       for (int c = 0; c < cols; c++) {
         if (colMap[c] >= 0) {
-          segments += segmentsOf(c, from, to, palMap, null, 0, 0);
+          segments += RunSegments.encode(pal, cols, c, from, to, palMap, null, 0, 0);
         }
       }
     }
@@ -507,44 +507,13 @@ final class RunImage {
       for (int c = 0; c < cols; c++) {
         if (colMap[c] >= 0) {
           view.putShort(end + colMap[c] * 2, (short) written, ORDER);
-          written += segmentsOf(c, from, to, palMap, view, list, written);
+          written += RunSegments.encode(pal, cols, c, from, to, palMap, view, list, written);
         }
       }
       view.putShort(end + usedCols * 2, (short) written, ORDER);
     }
     encodedLength = len;
     return out;
-  }
-
-  /**
-   * The segments of column {@code c} over rows {@code [from, to)} (RunLayout: a new one wherever
-   * the encoded palette reference changes); written from segment {@code first} of the list at
-   * {@code list} in {@code into} unless it is null. Returns how many.
-   */
-  private int segmentsOf(
-      final int c,
-      final int from,
-      final int to,
-      final int[] palMap,
-      final UnsafeBuffer into,
-      final int list,
-      final int first) {
-    int count = 0;
-    int prev = -1;
-    for (int r = from; r < to; r++) {
-      final int p = pal[r * cols + c];
-      final int ref = p >= 0 ? palMap[p] + 1 : 0;
-      if (ref != prev) {
-        if (into != null) {
-          final int at = list + (first + count) * RunLayout.SEGMENT_BYTES;
-          into.putShort(at + RunLayout.SEGMENT_ROW_OFFSET, (short) (r - from), ORDER);
-          into.putShort(at + RunLayout.SEGMENT_REF_OFFSET, (short) ref, ORDER);
-        }
-        count++;
-        prev = ref;
-      }
-    }
-    return count;
   }
 
   int encodedLength;
