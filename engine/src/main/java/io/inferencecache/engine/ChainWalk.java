@@ -74,10 +74,8 @@ final class ChainWalk {
         }
         while (alive > 0 && b < blocks && row < rows) {
           final int limit = Math.min(Math.min(rows - row, blocks - b), STRETCH);
-          int n = known;
-          while (n < limit && cur.rowEquals(row + n, chain, offs[b + n], lens[b + n])) {
-            n++;
-          }
+          final int n =
+              known + cur.matchingRows(row + known, limit - known, chain, offs, lens, b + known);
           if (n == 0) {
             break; // the chain leaves the run here: probe its next block
           }

@@ -1,5 +1,8 @@
 package io.inferencecache.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import org.agrona.DirectBuffer;
 
@@ -13,6 +16,10 @@ import org.agrona.DirectBuffer;
  * may be empty) is used.
  */
 public final class LookupRequest {
+  /** 8-byte views of byte arrays, in native order (a copy's order does not matter). */
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
   final StringView tenant = new StringView();
   final StringView model = new StringView();
   final StringView scheme = new StringView();
@@ -102,7 +109,11 @@ public final class LookupRequest {
   /** Appends a block hash (copied). */
   public LookupRequest addBlockHash(final byte[] src, final int offset, final int len) {
     final int at = reserveHash(len);
-    System.arraycopy(src, offset, chainBytes, at, len);
+    if (len == Long.BYTES) {
+      LONGS.set(chainBytes, at, (long) LONGS.get(src, offset)); // the common 8-byte hash
+    } else {
+      System.arraycopy(src, offset, chainBytes, at, len);
+    }
     return this;
   }
 
@@ -114,7 +125,11 @@ public final class LookupRequest {
   /** Appends a block hash from a buffer view (copied). */
   public LookupRequest addBlockHash(final DirectBuffer src, final int offset, final int len) {
     final int at = reserveHash(len);
-    src.getBytes(offset, chainBytes, at, len);
+    if (len == Long.BYTES) {
+      LONGS.set(chainBytes, at, src.getLong(offset)); // native order both sides: bytes as sent
+    } else {
+      src.getBytes(offset, chainBytes, at, len);
+    }
     return this;
   }
 

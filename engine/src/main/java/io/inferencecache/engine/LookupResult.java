@@ -232,6 +232,15 @@ public final class LookupResult {
   private float[] permutedFloats = new float[16];
 
   private int[] matchedScratch = new int[16];
+  private long[] sortKeys = new long[16];
+
+  /** Scratch for the sort keys of {@code n} entries (contents undefined). */
+  long[] sortKeys(final int n) {
+    if (sortKeys.length < n) {
+      sortKeys = new long[Math.max(n, sortKeys.length * 2)];
+    }
+    return sortKeys;
+  }
 
   /** Scratch room for {@code n} matched values (reused). */
   int[] matchedScratch(final int n) {

@@ -338,8 +338,9 @@ final class Lookups {
 
   /**
    * Score descending, then replica name ascending (unsigned UTF-8): an insertion sort of the
-   * entries' positions, applied to the entries once. Names compare by the dictionary's ranks when
-   * every replica has one.
+   * entries' positions, applied to the entries once. When every replica has a rank in the
+   * dictionary (and no score is NaN) the sort compares one {@code long} per entry: the score's
+   * order bits above the name's rank ({@link #sortKey}); otherwise it compares entry by entry.
    */
   private void sortByScore(final LookupResult r) {
     final int n = r.size;
@@ -347,35 +348,60 @@ final class Lookups {
       return;
     }
     final int[] rank = dict.ranks();
-    boolean ranked = true;
-    for (int i = 0; i < n && ranked; i++) {
-      ranked = r.replica[i] < rank.length;
+    boolean keyed = true;
+    for (int i = 0; i < n && keyed; i++) {
+      final float s = r.score[i];
+      keyed = r.replica[i] < rank.length && s == s;
     }
     final int[] o = r.identityOrder(n);
-    for (int i = 1; i < n; i++) {
-      final int x = o[i];
-      int j = i;
-      for (; j > 0 && before(r, x, o[j - 1], ranked ? rank : null); j--) {
-        o[j] = o[j - 1];
+    if (keyed) {
+      final long[] key = r.sortKeys(n);
+      for (int i = 0; i < n; i++) {
+        key[i] = sortKey(r.score[i], rank[r.replica[i]]);
       }
-      o[j] = x;
+      for (int i = 1; i < n; i++) {
+        final long kx = key[i];
+        final int x = o[i];
+        int j = i;
+        for (; j > 0 && kx < key[j - 1]; j--) {
+          key[j] = key[j - 1];
+          o[j] = o[j - 1];
+        }
+        key[j] = kx;
+        o[j] = x;
+      }
+    } else {
+      for (int i = 1; i < n; i++) {
+        final int x = o[i];
+        int j = i;
+        for (; j > 0 && before(r, x, o[j - 1]); j--) {
+          o[j] = o[j - 1];
+        }
+        o[j] = x;
+      }
     }
     r.reorder(o, n);
   }
 
   /**
-   * Whether entry {@code a} sorts before {@code b}: score descending, then the replica name (by
-   * {@code rank} when given).
+   * A key whose ascending order is {@code score} descending, then {@code rank} ascending: the
+   * score's bits turned into a signed order ({@code -0} as {@code 0}, as {@code !=} sees them) and
+   * inverted, above the rank. Not for NaN.
    */
-  private boolean before(final LookupResult r, final int a, final int b, final int[] rank) {
+  static long sortKey(final float score, final int rank) {
+    final int bits = Float.floatToRawIntBits(score + 0f);
+    final int ordered = bits ^ ((bits >> 31) & 0x7FFFFFFF);
+    return ((long) ~ordered << 32) | (rank & 0xFFFFFFFFL);
+  }
+
+  /** Whether entry {@code a} sorts before {@code b}: score descending, then the replica name. */
+  private boolean before(final LookupResult r, final int a, final int b) {
     final float sa = r.score[a];
     final float sb = r.score[b];
     if (sa != sb) {
       return sa > sb;
     }
-    final int ra = r.replica[a];
-    final int rb = r.replica[b];
-    return rank != null ? rank[ra] < rank[rb] : dict.compare(ra, rb) < 0;
+    return dict.compare(r.replica[a], r.replica[b]) < 0;
   }
 
   /** AFFINITY_HINT candidate (docs/behaviour.md#affinity), or -1. */

@@ -12,7 +12,9 @@ import java.nio.ByteOrder;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
+import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -263,6 +265,72 @@ public final class RunCursor implements AutoCloseable {
   /** LFU slot generation of cell (r, c). */
   public int gen(final int r, final int c) {
     return view.getShort(cell(r, c) + CELL_GEN_OFFSET, ORDER) & 0xFFFF;
+  }
+
+  /**
+   * How many of rows {@code r, r + 1, …} (at most {@code n}; {@code r ≥ 1}) have the request's
+   * hashes {@code b, b + 1, …} ({@code src[offs[i], offs[i] + lens[i])}): the stretch a lookup can
+   * follow without looking at the holders. The same as calling {@link #rowEquals(int, byte[], int,
+   * int)} row after row, with the bounds checked once for the stretch instead of per read.
+   */
+  public int matchingRows(
+      final int r, final int n, final byte[] src, final int[] offs, final int[] lens, final int b) {
+    final int len = hashLen;
+    final int at = hashesAt + (r - 1) * len;
+    if (n <= 0 || r < 1 || at + (long) n * len > view.capacity()) {
+      int i = 0;
+      while (i < n && rowEquals(r + i, src, offs[b + i], lens[b + i])) {
+        i++;
+      }
+      return i;
+    }
+    final byte[] heap = view.byteArray(); // null: the run is off-heap (always, in a Chronicle map)
+    final long base = view.addressOffset() + at;
+    final int last = src.length - len;
+    int i = 0;
+    if (len == Long.BYTES) {
+      for (; i < n; i++) {
+        final int off = offs[b + i];
+        if (lens[b + i] != Long.BYTES
+            || off < 0
+            || off > last
+            || UnsafeApi.getLong(heap, base + ((long) i << 3))
+                != UnsafeApi.getLong(src, BufferUtil.ARRAY_BASE_OFFSET + off)) {
+          break;
+        }
+      }
+      return i;
+    }
+    for (; i < n; i++) {
+      final int off = offs[b + i];
+      if (lens[b + i] != len
+          || off < 0
+          || off > last
+          || !equalRaw(heap, base + (long) i * len, src, off)) {
+        break;
+      }
+    }
+    return i;
+  }
+
+  /**
+   * Whether the {@link #hashLen} bytes at {@code address} (of {@code heap}, or off-heap) equal
+   * {@code src[off, off + hashLen)}.
+   */
+  private boolean equalRaw(final byte[] heap, final long address, final byte[] src, final int off) {
+    final long from = BufferUtil.ARRAY_BASE_OFFSET + off;
+    int i = 0;
+    for (; i + Long.BYTES <= hashLen; i += Long.BYTES) {
+      if (UnsafeApi.getLong(heap, address + i) != UnsafeApi.getLong(src, from + i)) {
+        return false;
+      }
+    }
+    for (; i < hashLen; i++) {
+      if (UnsafeApi.getByte(heap, address + i) != UnsafeApi.getByte(src, from + i)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Whether row {@code r} (≥ 1) has the hash {@code src[off, off + len)}. */

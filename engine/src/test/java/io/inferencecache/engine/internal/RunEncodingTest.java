@@ -202,4 +202,69 @@ class RunEncodingTest {
       }
     }
   }
+
+  /**
+   * The stretch compare of a lookup: {@link RunCursor#matchingRows} counts exactly the rows that
+   * {@link RunCursor#rowEquals} accepts one after the other, for 8-byte and 12-byte hashes, and
+   * stops at a differing hash, a hash of another length and the end of the stretch.
+   */
+  @Test
+  void matchingRowsStopsWhereRowByRowComparisonStops() {
+    for (final int len : new int[] {8, 12}) {
+      try (RunStore store = RunStore.inMemory("enc", 4096, len, 2.0);
+          CounterArena arena = CounterArena.inMemory(4096)) {
+        final int rows = 30;
+        store.chainStart();
+        for (int b = 0; b < rows; b++) {
+          final KeyBuffer k = new KeyBuffer();
+          assertTrue(k.set(PARTITION, hash(b, len), 0, len));
+          store.upsert(k, 1, 16 * (b + 1), 1_000L, 1, arena);
+        }
+        store.flush();
+        // The request: blocks 0..29 with a gap byte between hashes, block 17 altered, block 23
+        // one byte short.
+        final byte[] chain = new byte[rows * (len + 1)];
+        final int[] offs = new int[rows];
+        final int[] lens = new int[rows];
+        for (int b = 0; b < rows; b++) {
+          offs[b] = b * (len + 1) + 1;
+          lens[b] = b == 23 ? len - 1 : len;
+          System.arraycopy(hash(b, len), 0, chain, offs[b], lens[b]);
+        }
+        chain[offs[17] + len - 1] ^= 1;
+        try (RunCursor c = new RunCursor()) {
+          final KeyBuffer head = new KeyBuffer();
+          assertTrue(head.set(PARTITION, hash(0, len), 0, len));
+          assertTrue(c.open(store, head));
+          assertEquals(rows, c.rows());
+          assertEquals(16, c.matchingRows(1, 29, chain, offs, lens, 1), "len " + len);
+          assertEquals(5, c.matchingRows(18, 12, chain, offs, lens, 18), "len " + len);
+          assertEquals(6, c.matchingRows(24, 6, chain, offs, lens, 24), "len " + len);
+          assertEquals(0, c.matchingRows(2, 5, chain, offs, lens, 3), "len " + len);
+          for (int r = 1; r < rows; r++) {
+            for (int n = 0; r + n <= rows; n++) {
+              int expected = 0;
+              while (expected < n
+                  && c.rowEquals(r + expected, chain, offs[r + expected], lens[r + expected])) {
+                expected++;
+              }
+              assertEquals(
+                  expected,
+                  c.matchingRows(r, n, chain, offs, lens, r),
+                  "len " + len + " row " + r + " n " + n);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  private static byte[] hash(final int i, final int len) {
+    final byte[] h = new byte[len];
+    System.arraycopy(hash(i), 0, h, 0, Math.min(8, len));
+    for (int b = 8; b < len; b++) {
+      h[b] = (byte) (i * 31 + b);
+    }
+    return h;
+  }
 }
