@@ -4,6 +4,7 @@ import io.inferencecache.engine.internal.HolderLayout;
 import io.inferencecache.engine.internal.KeyBuffer;
 import io.inferencecache.engine.internal.RunCursor;
 import io.inferencecache.engine.internal.RunStore;
+import io.inferencecache.engine.internal.RunVisitor;
 
 /**
  * The chain walk of a lookup (docs/behaviour.md#lookup-walk; engine/docs/design.md §4): which
@@ -22,21 +23,28 @@ import io.inferencecache.engine.internal.RunStore;
  * it does not hold fresh, whatever the others do. Allocation-free; all state lives in the thread's
  * {@link LookupResult}.
  */
-final class ChainWalk {
+final class ChainWalk implements RunVisitor {
   /**
    * Most rows followed before the surviving columns are read: bounds the hash comparisons wasted
    * when every replica's run ends early in a long run.
    */
   static final int STRETCH = 64;
 
-  private ChainWalk() {}
+  // The walk in progress (one per thread: it lives in the thread's LookupResult).
+  private LookupRequest q;
+  private LookupResult r;
+  private long now;
+  private long ttl;
+  private boolean credit;
+  private int b; // the chain's next block to follow
+  private int alive; // replica runs still alive
 
   /**
    * Walks {@code q}'s chain in partition {@code partition} of {@code store}, leaving one run per
    * replica that held block 0 fresh in {@code r} ({@code runs}, {@code runReplica}, {@code
    * runMatched}, {@code runOldest}, {@code runTier}). Records LFU credits only when {@code credit}.
    */
-  static void walk(
+  void walk(
       final LookupRequest q,
       final LookupResult r,
       final RunStore store,
@@ -44,53 +52,70 @@ final class ChainWalk {
       final long now,
       final long ttl,
       final boolean credit) {
+    this.q = q;
+    this.r = r;
+    this.now = now;
+    this.ttl = ttl;
+    this.credit = credit;
+    b = 0;
+    alive = 0;
     final int blocks = q.hashCount;
     final KeyBuffer k = r.key;
-    final RunCursor cur = r.cursor;
+    try {
+      while (b < blocks && (b == 0 || alive > 0)) {
+        if (!k.set(partition, q.chainBytes, q.hashOffset[b], q.hashLength[b])
+            || !r.cursor.visit(store, k, this)) {
+          return;
+        }
+      }
+    } finally {
+      this.q = null;
+      this.r = null;
+    }
+  }
+
+  /** One stored run, open at the probed block {@link #b}: follows the chain down it. */
+  @Override
+  public void visit(final RunCursor cur) {
+    final LookupRequest q = this.q;
+    final LookupResult r = this.r;
+    final int blocks = q.hashCount;
     final byte[] chain = q.chainBytes;
     final int[] offs = q.hashOffset;
     final int[] lens = q.hashLength;
     final int[] counts = q.counts;
-
-    int b = 0;
-    int alive = 0;
-    while (b < blocks && (b == 0 || alive > 0)) {
-      if (!k.set(partition, chain, offs[b], lens[b]) || !cur.open(store, k)) {
-        return;
+    int b = this.b;
+    int alive;
+    int row = cur.row();
+    final int rows = cur.rows();
+    // Rows known to follow the chain without comparing hashes: the probed key's own row.
+    int known;
+    if (b == 0) {
+      alive = seed(r, cur, row, counts[0], now, ttl, credit);
+      b = 1;
+      row++;
+      known = 0;
+    } else {
+      alive = mapColumns(r, cur, cur.cols());
+      known = 1;
+    }
+    while (alive > 0 && b < blocks && row < rows) {
+      final int limit = Math.min(Math.min(rows - row, blocks - b), STRETCH);
+      final int n =
+          known + cur.matchingRows(row + known, limit - known, chain, offs, lens, b + known);
+      if (n == 0) {
+        break; // the chain leaves the run here: probe its next block
       }
-      try {
-        int row = cur.row();
-        final int rows = cur.rows();
-        // Rows known to follow the chain without comparing hashes: the probed key's own row.
-        int known;
-        if (b == 0) {
-          alive = seed(r, cur, row, counts[0], now, ttl, credit);
-          b = 1;
-          row++;
-          known = 0;
-        } else {
-          alive = mapColumns(r, cur, cur.cols());
-          known = 1;
-        }
-        while (alive > 0 && b < blocks && row < rows) {
-          final int limit = Math.min(Math.min(rows - row, blocks - b), STRETCH);
-          final int n =
-              known + cur.matchingRows(row + known, limit - known, chain, offs, lens, b + known);
-          if (n == 0) {
-            break; // the chain leaves the run here: probe its next block
-          }
-          alive = follow(r, cur, row, n, b, counts, now, ttl, credit, alive);
-          b += n;
-          row += n;
-          known = 0;
-          if (n < limit) {
-            break;
-          }
-        }
-      } finally {
-        cur.close();
+      alive = follow(r, cur, row, n, b, counts, now, ttl, credit, alive);
+      b += n;
+      row += n;
+      known = 0;
+      if (n < limit) {
+        break;
       }
     }
+    this.b = b;
+    this.alive = alive;
   }
 
   /** Block 0: one run per replica holding it fresh (columns are in replica order, so runs are). */

@@ -35,6 +35,12 @@ public final class LookupResult {
   // The request's tokens of the first i blocks of a stretch (ChainWalk).
   final int[] stretchTokens = new int[ChainWalk.STRETCH + 1];
 
+  /** This thread's chain walk (its state lives here between the runs it visits). */
+  final ChainWalk walk = new ChainWalk();
+
+  /** This thread's exact-hash read. */
+  final ExactRead exactRead = new ExactRead();
+
   // LFU entries touched, each owned by a run: the entry's slot (low 32 bits) and generation (the
   // next 16), as a stored cell holds them (RunLayout), so a cell is recorded with one write.
   int credits;

@@ -3,7 +3,6 @@ package io.inferencecache.engine;
 import io.inferencecache.engine.internal.HolderLayout;
 import io.inferencecache.engine.internal.KeyBuffer;
 import io.inferencecache.engine.internal.Partition;
-import io.inferencecache.engine.internal.RunCursor;
 import io.inferencecache.engine.internal.RunStore;
 import io.inferencecache.engine.internal.ScopeState;
 import io.inferencecache.engine.internal.StatsRow;
@@ -175,44 +174,22 @@ final class Lookups {
     if (!k.set(p.id(), q.exact, 0, q.exactLength)) {
       return;
     }
-    final RunCursor cur = r.cursor;
-    if (!cur.open(storeOf(p), k)) {
+    final long now = index.clock().nanoTime();
+    final long ttl = index.ttlNanosOf(p.tenant());
+    if (!r.exactRead.read(r, storeOf(p), k, now, ttl, credit)) {
       return;
     }
-    try {
-      final long now = index.clock().nanoTime();
-      final long ttl = index.ttlNanosOf(p.tenant());
-      final float slo =
-          ScoreMath.sloCoefficient(q.ttftMs, cfg.sloTightTtftMs(), cfg.sloTightBias());
-      final StatsTable stats = tm.stats;
-      final int row = cur.row();
-      final int cols = cur.cols();
-      r.ensureRuns(cols);
-      for (int c = 0; c < cols; c++) {
-        final long cell = cur.cellWord(row, c);
-        final int ref = RunCursor.paletteRefOf(cell);
-        if (ref == 0) {
-          continue;
-        }
-        final float fresh = ScoreMath.freshness(now - cur.seen(ref), ttl);
-        if (fresh <= 0f) {
-          continue;
-        }
-        final int replica = cur.holder(c);
-        final int tokens = cur.tokens(row, ref);
-        final int run = r.runs++;
-        r.runReplica[run] = replica;
-        r.runDelivered[run] = true;
-        final float s =
-            ScoreMath.baseScore(
-                tokens, fresh, pressureFactor(stats, replica, now, ttl), 1f + fresh * slo);
-        r.addEntry(replica, s, tokens, fresh, HolderLayout.wireTier(cur.tier(ref)), run);
-        if (credit && tokens > 0) {
-          r.addCreditCell(run, RunCursor.creditWordOf(cell));
-        }
-      }
-    } finally {
-      cur.close();
+    final float slo = ScoreMath.sloCoefficient(q.ttftMs, cfg.sloTightTtftMs(), cfg.sloTightBias());
+    final StatsTable stats = tm.stats;
+    for (int run = 0; run < r.runs; run++) {
+      final float fresh = ScoreMath.freshness(now - r.runOldest[run], ttl);
+      final int replica = r.runReplica[run];
+      final int tokens = r.runMatched[run];
+      r.runDelivered[run] = true;
+      final float s =
+          ScoreMath.baseScore(
+              tokens, fresh, pressureFactor(stats, replica, now, ttl), 1f + fresh * slo);
+      r.addEntry(replica, s, tokens, fresh, HolderLayout.wireTier(r.runTier[run]), run);
     }
     final float dp = ScoreMath.distinguishingPower(r.size, scope.servingCount());
     for (int i = 0; i < r.size; i++) {
@@ -237,7 +214,7 @@ final class Lookups {
     }
     final long now = index.clock().nanoTime();
     final long ttl = index.ttlNanosOf(p.tenant());
-    ChainWalk.walk(q, r, storeOf(p), p.id(), now, ttl, credit);
+    r.walk.walk(q, r, storeOf(p), p.id(), now, ttl, credit);
 
     final float slo = ScoreMath.sloCoefficient(q.ttftMs, cfg.sloTightTtftMs(), cfg.sloTightBias());
     final StatsTable stats = tm.stats;

@@ -12,6 +12,8 @@ public final class KeyBuffer {
   final byte[] bytes = new byte[HolderLayout.KEY_PARTITION_BYTES + HolderLayout.MAX_HASH_BYTES];
   final BytesStore<?, byte[]> store = BytesStore.wrap(bytes);
   int length;
+  // Arrays of exactly one key length each, for Chronicle calls that take the key as a byte[].
+  private final byte[][] exact = new byte[bytes.length + 1][];
 
   /** Sets the key from a byte array slice; returns false if the hash is too long to be stored. */
   public boolean set(final int partition, final byte[] hash, final int offset, final int len) {
@@ -47,6 +49,20 @@ public final class KeyBuffer {
     bytes[1] = (byte) (partition >>> 16);
     bytes[2] = (byte) (partition >>> 8);
     bytes[3] = (byte) partition;
+  }
+
+  /**
+   * The key in an array of exactly its length (this buffer's own, one per length, reused: valid
+   * until the next call; allocates only the first time a length is met).
+   */
+  byte[] exact() {
+    byte[] e = exact[length];
+    if (e == null) {
+      e = new byte[length];
+      exact[length] = e;
+    }
+    System.arraycopy(bytes, 0, e, 0, length);
+    return e;
   }
 
   /** A copy of the hash bytes of the key (allocates). */

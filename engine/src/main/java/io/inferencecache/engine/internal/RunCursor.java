@@ -94,6 +94,103 @@ public final class RunCursor implements AutoCloseable {
     return false;
   }
 
+  // In-place visit state (visit -> Chronicle's getUsing -> RunValueReader -> inPlace).
+  private RunVisitor visitor;
+  private KeyBuffer visitKey;
+  private boolean hop; // inPlace found a locator: head holds the run's key, hopRow the row
+  private int hopRow;
+  private boolean visited;
+
+  /**
+   * Reads the run that holds {@code key} in place and runs {@code v} on it while it is open (under
+   * the entry's segment read lock); returns false, without running {@code v}, if the key is not
+   * stored. Follows a locator as {@link #open} does. The fast read: Chronicle's {@code getUsing}
+   * path ({@link RunValueReader}), or a query context for a store that cannot ({@link
+   * RunStore#readsInPlace()}). Allocation-free once the key's length has been met.
+   */
+  public boolean visit(final RunStore store, final KeyBuffer key, final RunVisitor v) {
+    if (!store.readsInPlace()) {
+      if (!open(store, key)) {
+        return false;
+      }
+      try {
+        v.visit(this);
+      } finally {
+        close();
+      }
+      return true;
+    }
+    RunValueReader.bind(this);
+    visitor = v;
+    visitKey = key;
+    try {
+      for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        hop = false;
+        visited = false;
+        if (store.map.getUsing(key.exact(), RunValueReader.IN_PLACE) == null || visited) {
+          return visited;
+        }
+        if (!hop) {
+          return false; // neither a run nor a locator of this key's hash length
+        }
+        hop = true; // now reading the locator's run
+        if (store.map.getUsing(head.exact(), RunValueReader.IN_PLACE) != null && visited) {
+          return true;
+        }
+      }
+      return false;
+    } finally {
+      visitor = null;
+      visitKey = null;
+      hop = false;
+      view.wrap(0, 0); // nothing may read the entry once its lock is released
+    }
+  }
+
+  /**
+   * Called by {@link RunValueReader} under the entry's lock during {@link #visit}: the value of the
+   * key asked for (a run, or a locator to follow), or of the run a locator named.
+   */
+  void inPlace(final long address, final long size) {
+    final RunVisitor v = visitor;
+    if (v == null || size < 4 || size > Integer.MAX_VALUE) {
+      return;
+    }
+    view.wrap(address, (int) size);
+    final KeyBuffer key = visitKey;
+    final int keyHashLen = key.length - HolderLayout.KEY_PARTITION_BYTES;
+    final byte tag = view.getByte(RunLayout.TAG_OFFSET);
+    if (!hop) {
+      if (tag == RunLayout.RUN_TAG && view.capacity() >= RunLayout.UNIT_HEADER_BYTES) {
+        parse(keyHashLen);
+        row = 0;
+        visited = true;
+        v.visit(this);
+        return;
+      }
+      if (tag != RunLayout.LOCATOR_TAG
+          || view.capacity() - RunLayout.LOCATOR_HASH_OFFSET != keyHashLen) {
+        return;
+      }
+      hopRow = view.getByte(RunLayout.LOCATOR_ROW_OFFSET) & 0xFF;
+      System.arraycopy(key.bytes, 0, head.bytes, 0, HolderLayout.KEY_PARTITION_BYTES);
+      view.getBytes(
+          RunLayout.LOCATOR_HASH_OFFSET, head.bytes, HolderLayout.KEY_PARTITION_BYTES, keyHashLen);
+      head.length = key.length;
+      hop = true;
+      return;
+    }
+    if (tag == RunLayout.RUN_TAG && view.capacity() >= RunLayout.UNIT_HEADER_BYTES) {
+      parse(keyHashLen);
+      final int r = hopRow;
+      if (r > 0 && r < rows && rowEquals(r, key.bytes, HolderLayout.KEY_PARTITION_BYTES)) {
+        row = r;
+        visited = true;
+        v.visit(this);
+      }
+    }
+  }
+
   private boolean enter(
       final RunStore store,
       final net.openhft.chronicle.bytes.BytesStore<?, byte[]> key,

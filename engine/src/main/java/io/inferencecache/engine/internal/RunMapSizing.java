@@ -4,6 +4,8 @@ import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
+import net.openhft.chronicle.hash.serialization.impl.ByteArrayDataAccess;
+import net.openhft.chronicle.hash.serialization.impl.ByteArraySizedReader;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 
@@ -42,7 +44,9 @@ final class RunMapSizing {
         .averageValueSize(averageValueBytes(holders, averageHashBytes))
         .actualChunkSize(CHUNK_BYTES)
         .maxBloatFactor(4.0)
-        .checksumEntries(checksums);
+        .checksumEntries(checksums)
+        .keyReaderAndDataAccess(ByteArraySizedReader.INSTANCE, new KeyBytesAccess())
+        .valueReaderAndDataAccess(RunValueReader.INSTANCE, new ByteArrayDataAccess());
   }
 
   /**

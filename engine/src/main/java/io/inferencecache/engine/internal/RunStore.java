@@ -6,6 +6,7 @@ import java.io.IOException;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
+import net.openhft.chronicle.map.VanillaChronicleMap;
 
 /**
  * The prefix index proper (layout v2, {@link RunLayout}): one Chronicle Map whose keys are the
@@ -85,8 +86,13 @@ public final class RunStore implements Closeable {
   private final RunScans scans;
   private final RunRecovery recovery;
 
+  private final boolean inPlace;
+
   private RunStore(final ChronicleMap<byte[], byte[]> map) {
     this.map = map;
+    this.inPlace =
+        map instanceof VanillaChronicleMap
+            && ((VanillaChronicleMap<?, ?, ?>) map).valueReader instanceof RunValueReader;
     final RunEntries entries = new RunEntries(map);
     this.rollback = new RefusedRunRollback(entries);
     this.writer = new RunWriter(entries, rollback, RunMapSizing.maxRunBytes(map));
@@ -120,6 +126,15 @@ public final class RunStore implements Closeable {
         RunMapSizing.builder(
             "inference-cache-prefixes", entries, averageHashBytes, averageHoldersPerKey, true);
     return new RunStore(recover ? b.recoverPersistedTo(file, true) : b.createPersistedTo(file));
+  }
+
+  /**
+   * Whether readers read runs inside {@code getUsing} ({@link RunValueReader}): true for every map
+   * this engine creates; false for a file created before that reader existed, whose header names
+   * Chronicle's own reader ({@link RunCursor#visit} then opens a query context instead).
+   */
+  public boolean readsInPlace() {
+    return inPlace;
   }
 
   /** Where holders the map could not take are reported. */
