@@ -28,11 +28,15 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Chronicle Map's own floor under the 1-block hit of {@link SingleHolderLookupBenchmark}: a bare
  * map with the engine's configuration ({@link FloorMaps#engineMap}: same sizing hints, 8 B chunks)
- * holding {@code keys} keys of the engine's shape (partition id 4 B + 8 B hash) with values of a
- * one-block, one-holder run's size ({@link FloorMaps#UNIT_RUN_BYTES}), looked up in the same random
- * order. No engine code runs. Sample mode, ns, like the lookup benchmarks.
+ * holding {@code keys} keys of the engine's shape (partition id 4 B + 8 B hash) with one-block,
+ * one-holder runs as values ({@link FloorMaps#unitRun}), looked up in the same random order. Only
+ * {@code visitInPlace} runs engine code (its reader and cursor). Sample mode, ns, like the lookup
+ * benchmarks.
  *
  * <ul>
+ *   <li>{@code visitInPlace}: the engine's read ({@code FloorMaps.InPlaceRead}, i.e. {@code
+ *       RunCursor.visit}): {@code getUsing} with the engine's value reader, which parses the run in
+ *       place under the segment lock and reads its first cell's slot;
  *   <li>{@code queryContextInPlace}: one read as the engine's {@code RunCursor} does it: the key
  *       filled into a reused buffer, {@code queryContext(BytesStore, 0, len)}, {@code entry()} (the
  *       segment read lock and the hash-lookup search), the value's address wrapped and two fields
@@ -63,6 +67,7 @@ public class ChronicleProbeFloorBenchmark {
   public int keys;
 
   private ChronicleMap<byte[], byte[]> map;
+  private FloorMaps.InPlaceRead inPlace;
   private SyntheticChains chains;
   private final int[] order = new int[ORDER];
   private int next;
@@ -78,19 +83,20 @@ public class ChronicleProbeFloorBenchmark {
   public void setUp() {
     chains = SyntheticChains.singleHolder(keys);
     map = FloorMaps.engineMap(keys, 8, 1.0);
-    final byte[] v = new byte[FloorMaps.UNIT_RUN_BYTES];
     for (int c = 0; c < keys; c++) {
       fillKey(c);
-      v[0] = (byte) c;
-      map.put(key.clone(), v);
+      map.put(key.clone(), FloorMaps.unitRun(c));
     }
+    inPlace = new FloorMaps.InPlaceRead(map);
     final SplittableRandom rnd = new SplittableRandom(42);
     for (int i = 0; i < ORDER; i++) {
       order[i] = rnd.nextInt(keys);
     }
     for (int i = 0; i < 256; i++) {
       fillKey(order[i]);
-      if (!map.containsKey(key) || readInPlace() == Long.MIN_VALUE) {
+      if (!map.containsKey(key)
+          || readInPlace() == Long.MIN_VALUE
+          || inPlace.slotOf(key, KEY_BYTES) != order[i]) {
         throw new IllegalStateException("floor map lost key " + order[i]);
       }
     }
@@ -120,6 +126,12 @@ public class ChronicleProbeFloorBenchmark {
       view.wrap(d.bytes().addressForRead(d.offset()), (int) d.size());
       return view.getByte(0) + view.getLong(2);
     }
+  }
+
+  @Benchmark
+  public long visitInPlace() {
+    fillKey(order[next++ & (ORDER - 1)]);
+    return inPlace.slotOf(key, KEY_BYTES);
   }
 
   @Benchmark

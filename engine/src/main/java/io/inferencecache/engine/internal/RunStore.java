@@ -100,6 +100,11 @@ public final class RunStore implements Closeable {
     this.recovery = new RunRecovery(entries, writer);
   }
 
+  /** A store over a map already built with {@link RunMapSizing#builder} (the perf floor's). */
+  static RunStore over(final ChronicleMap<byte[], byte[]> map) {
+    return new RunStore(map);
+  }
+
   /** An in-memory (off-heap, no file) store. */
   public static RunStore inMemory(
       final String name,

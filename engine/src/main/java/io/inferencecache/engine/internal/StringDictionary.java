@@ -34,10 +34,13 @@ public final class StringDictionary {
   private volatile String[] strings = new String[64];
   private volatile byte[][] utf8 = new byte[64][];
   private volatile int size;
-  // rank[id]: the position of string id in unsigned byte order among ids 0..rank.length-1 (a
-  // snapshot; ids interned since compare by their bytes). Rebuilt by the writer, amortized.
+  // rank[id]: the position of string id in unsigned byte order among ids 0..rank.length-1,
+  // republished with every insert (a reader may still meet an id newer than its snapshot: such ids
+  // compare by their bytes).
   private volatile int[] rank = new int[0];
-  private int unranked;
+  // The writer's present ids in unsigned byte order (ordered of them).
+  private int[] order = new int[16];
+  private int ordered;
 
   /** Returns the id of {@code s}, interning it first if needed. Thread-safe. */
   public synchronized int intern(final String s) {
@@ -100,35 +103,41 @@ public final class StringDictionary {
     put(next, bytes, id);
     table = next;
     size = newSize;
-    unranked++;
-    if (newSize <= RANK_EAGERLY || unranked * 8 >= newSize) {
-      rank = ranks(raw, newSize);
-      unranked = 0;
-    }
+    rank = placeInOrder(raw, id, bytes, newSize);
   }
 
-  /** Up to this many strings, the ranks are rebuilt on every insert (cheap at this size). */
-  private static final int RANK_EAGERLY = 256;
-
-  /** The rank of every id below {@code n} in unsigned byte order (absent ids last). */
-  private static int[] ranks(final byte[][] raw, final int n) {
-    final Integer[] order = new Integer[n];
-    for (int i = 0; i < n; i++) {
-      order[i] = i;
+  /**
+   * Inserts {@code id} into the writer's byte order of the present ids and returns the ranks of
+   * every id below {@code n} (absent ids after the present ones, in id order): one binary search
+   * and one O(n) pass per new string, so every id is ranked as soon as it exists.
+   */
+  private int[] placeInOrder(final byte[][] raw, final int id, final byte[] bytes, final int n) {
+    final int count = ordered;
+    int lo = 0;
+    int hi = count;
+    while (lo < hi) {
+      final int mid = (lo + hi) >>> 1;
+      if (Arrays.compareUnsigned(raw[order[mid]], bytes) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
     }
-    Arrays.sort(
-        order,
-        (x, y) -> {
-          final byte[] a = raw[x];
-          final byte[] b = raw[y];
-          if (a == null || b == null) {
-            return a == null ? (b == null ? 0 : 1) : -1;
-          }
-          return Arrays.compareUnsigned(a, b);
-        });
+    if (count == order.length) {
+      order = Arrays.copyOf(order, Math.max(16, count * 2));
+    }
+    System.arraycopy(order, lo, order, lo + 1, count - lo);
+    order[lo] = id;
+    ordered = count + 1;
     final int[] r = new int[n];
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i <= count; i++) {
       r[order[i]] = i;
+    }
+    int next = count + 1;
+    for (int i = 0; i < n; i++) {
+      if (raw[i] == null) {
+        r[i] = next++;
+      }
     }
     return r;
   }

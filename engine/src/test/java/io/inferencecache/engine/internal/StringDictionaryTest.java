@@ -25,11 +25,11 @@ class StringDictionaryTest {
   }
 
   /**
-   * The order is unsigned UTF-8 byte order for every pair, whether both ids are in the current rank
-   * snapshot or one was interned after it (thousands of inserts cross several rebuilds).
+   * The order is unsigned UTF-8 byte order for every pair, and every id is ranked as soon as it is
+   * interned (the ranks cover all ids and agree with that order), over thousands of inserts.
    */
   @Test
-  void compareIsUnsignedByteOrderBeforeAndAfterEveryRankRebuild() {
+  void compareIsUnsignedByteOrderAndEveryIdIsRankedOnceInterned() {
     final StringDictionary d = new StringDictionary();
     final SplittableRandom rnd = new SplittableRandom(11);
     final List<Integer> ids = new ArrayList<>();
@@ -41,6 +41,8 @@ class StringDictionaryTest {
             rnd.nextInt(8) == 0 ? (char) (0xE0 + rnd.nextInt(20)) : (char) ('a' + rnd.nextInt(6));
       }
       ids.add(d.intern(new String(c)));
+      final int[] rank = d.ranks();
+      assertThat(rank.length).isEqualTo(d.size());
       for (int k = 0; k < 8; k++) {
         final int x = ids.get(rnd.nextInt(ids.size()));
         final int y = ids.get(rnd.nextInt(ids.size()));
@@ -52,7 +54,27 @@ class StringDictionaryTest {
         assertThat(Integer.signum(d.compare(x, y)))
             .as("%s vs %s after %d inserts", d.string(x), d.string(y), i + 1)
             .isEqualTo(want);
+        assertThat(Integer.signum(Integer.compare(rank[x], rank[y])))
+            .as("ranks of %s vs %s after %d inserts", d.string(x), d.string(y), i + 1)
+            .isEqualTo(x == y ? 0 : want);
       }
     }
+  }
+
+  /** Ids restored with gaps (a reopened index) rank the present strings in byte order. */
+  @Test
+  void restoredIdsWithGapsAreRankedInByteOrder() {
+    final StringDictionary d = new StringDictionary();
+    d.restore(5, "m");
+    d.restore(2, "z");
+    d.restore(9, "a");
+    final int b = d.intern("b");
+    final int[] rank = d.ranks();
+    assertThat(rank.length).isEqualTo(d.size());
+    assertThat(rank[9]).isLessThan(rank[b]);
+    assertThat(rank[b]).isLessThan(rank[5]);
+    assertThat(rank[5]).isLessThan(rank[2]);
+    assertThat(d.compare(9, 2)).isNegative();
+    assertThat(d.compare(2, b)).isPositive();
   }
 }

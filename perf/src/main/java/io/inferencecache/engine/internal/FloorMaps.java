@@ -41,6 +41,48 @@ public final class FloorMaps {
     return RunLayout.runBytes(rows, cols, palette, 0, 8);
   }
 
+  /**
+   * A one-block, one-holder run's value as the engine stores it ({@link RunLayout#FLAG_UNIT}), with
+   * {@code marker} in its LFU slot (so a read can tell values apart).
+   */
+  public static byte[] unitRun(final int marker) {
+    final byte[] v = new byte[UNIT_RUN_BYTES];
+    v[RunLayout.TAG_OFFSET] = RunLayout.RUN_TAG;
+    v[RunLayout.FLAGS_OFFSET] = (byte) RunLayout.FLAG_UNIT;
+    final int at = RunLayout.cellsOffset(RunLayout.FLAG_UNIT) + RunLayout.CELL_SLOT_OFFSET;
+    for (int i = 0; i < 4; i++) {
+      v[at + i] = (byte) (marker >>> (8 * i)); // little endian, as the engine writes
+    }
+    return v;
+  }
+
+  /**
+   * The engine's read of {@code map} as a lookup does it: {@link RunCursor#visit} (Chronicle's
+   * {@code getUsing} with the engine's value reader, the run parsed in place under the lock), one
+   * per thread.
+   */
+  public static final class InPlaceRead implements RunVisitor {
+    private final RunStore store;
+    private final KeyBuffer key = new KeyBuffer();
+    private final RunCursor cursor = new RunCursor();
+    private long read;
+
+    public InPlaceRead(final ChronicleMap<byte[], byte[]> map) {
+      this.store = RunStore.over(map);
+    }
+
+    /** The first cell's LFU slot of the run stored under raw key {@code k}, or -1 if absent. */
+    public long slotOf(final byte[] k, final int length) {
+      key.setRaw(k, length);
+      return cursor.visit(store, key, this) ? read : -1;
+    }
+
+    @Override
+    public void visit(final RunCursor run) {
+      read = run.slot(run.row(), 0);
+    }
+  }
+
   /** The engine's prefix map for {@code entries} holder-blocks of the given key shape. */
   public static ChronicleMap<byte[], byte[]> engineMap(
       final long entries, final int averageHashBytes, final double averageHoldersPerKey) {
