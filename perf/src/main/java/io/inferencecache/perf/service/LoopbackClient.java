@@ -278,15 +278,21 @@ final class LoopbackClient {
     out.put("rpc", name(m));
     out.put("concurrency", concurrency);
     out.put("seconds", o.durationSeconds);
-    out.put("calls", s.length);
-    out.put("throughput", LoopbackReport.round(s.length / o.durationSeconds, 0));
-    out.put("p50us", LoopbackReport.round(Samples.percentileMicros(s, 0.50), 1));
-    out.put("p99us", LoopbackReport.round(Samples.percentileMicros(s, 0.99), 1));
-    out.put("p999us", LoopbackReport.round(Samples.percentileMicros(s, 0.999), 1));
-    out.put("maxus", LoopbackReport.round(Samples.percentileMicros(s, 1.0), 1));
+    putCalls(out, s, o.durationSeconds);
     out.put("errors", errors.get() - errorsBefore);
     out.putAll(row);
     return out;
+  }
+
+  /** Puts a step's {@code calls}, {@code throughput} and latency percentiles (µs) into its row. */
+  private static void putCalls(
+      final Map<String, Object> out, final long[] sorted, final double seconds) {
+    out.put("calls", sorted.length);
+    out.put("throughput", LoopbackReport.round(sorted.length / seconds, 0));
+    out.put("p50us", LoopbackReport.round(Samples.percentileMicros(sorted, 0.50), 1));
+    out.put("p99us", LoopbackReport.round(Samples.percentileMicros(sorted, 0.99), 1));
+    out.put("p999us", LoopbackReport.round(Samples.percentileMicros(sorted, 0.999), 1));
+    out.put("maxus", LoopbackReport.round(Samples.percentileMicros(sorted, 1.0), 1));
   }
 
   /**
@@ -366,12 +372,7 @@ final class LoopbackClient {
     out.put("rpc", name(m));
     out.put("rate", LoopbackReport.round(rate, 0));
     out.put("seconds", o.openDurationSeconds);
-    out.put("calls", s.length);
-    out.put("throughput", LoopbackReport.round(s.length / o.openDurationSeconds, 0));
-    out.put("p50us", LoopbackReport.round(Samples.percentileMicros(s, 0.50), 1));
-    out.put("p99us", LoopbackReport.round(Samples.percentileMicros(s, 0.99), 1));
-    out.put("p999us", LoopbackReport.round(Samples.percentileMicros(s, 0.999), 1));
-    out.put("maxus", LoopbackReport.round(Samples.percentileMicros(s, 1.0), 1));
+    putCalls(out, s, o.openDurationSeconds);
     out.put("fromSendP50us", LoopbackReport.round(Samples.percentileMicros(s2, 0.50), 1));
     out.put("fromSendP99us", LoopbackReport.round(Samples.percentileMicros(s2, 0.99), 1));
     out.put("senderMaxLagUs", LoopbackReport.round(maxLag.get() / 1000.0, 1));
