@@ -4,16 +4,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.perf.MooncakeTrace;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -37,6 +31,9 @@ import org.HdrHistogram.Histogram;
  * <p>Latency: with pacing ({@code --speedup X > 0}) every LookupRoute is timed from its intended
  * send time (trace arrival ÷ X), so a replay that falls behind counts its queueing (no coordinated
  * omission); as fast as possible, from the actual send. Run {@code --help} for the options.
+ *
+ * <p>The printed table: {@code ReplayTable}; the heap and GC figures: {@code JvmSample}; the
+ * evictions not yet synced: {@code PendingEvictions}.
  */
 public final class TraceReplay {
   private TraceReplay() {}
@@ -55,7 +52,7 @@ public final class TraceReplay {
       return;
     }
     final Map<String, Object> r = run(o);
-    System.out.print(render(r));
+    System.out.print(ReplayTable.render(r));
     if (o.out != null) {
       final Path p = Path.of(o.out);
       if (p.toAbsolutePath().getParent() != null) {
@@ -121,8 +118,8 @@ public final class TraceReplay {
     long nanosSync = 0;
     final Map<String, Long> reasons = new java.util.TreeMap<>();
 
-    final Jvm jvmBefore = Jvm.sample();
-    resetPeaks();
+    final JvmSample jvmBefore = JvmSample.sample();
+    JvmSample.resetPeaks();
     try (RouteTarget target = open(o, config, names)) {
       final PendingEvictions pending = new PendingEvictions(d * n);
       final SimulatedReplicas.Evictions evictionSink =
@@ -245,7 +242,7 @@ public final class TraceReplay {
       target.sync();
       syncs++;
       final double wall = (System.nanoTime() - start) / 1e9;
-      final Jvm jvmAfter = Jvm.sample();
+      final JvmSample jvmAfter = JvmSample.sample();
 
       final Map<String, Object> r = new LinkedHashMap<>();
       r.put("tool", "TraceReplay");
@@ -431,278 +428,5 @@ public final class TraceReplay {
     }
     final double f = Math.pow(10, digits);
     return Math.round(v * f) / f;
-  }
-
-  private static void resetPeaks() {
-    for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
-      if (p.getType() == MemoryType.HEAP) {
-        p.resetPeakUsage();
-      }
-    }
-  }
-
-  /** Evictions queued in the current epoch, per replica. */
-  private static final class PendingEvictions {
-    private final org.agrona.collections.LongHashSet[] keys;
-    private final int[] dirty;
-    private int dirtyCount;
-
-    PendingEvictions(final int replicas) {
-      keys = new org.agrona.collections.LongHashSet[replicas];
-      dirty = new int[replicas];
-    }
-
-    void add(final int r, final long key) {
-      if (keys[r] == null) {
-        keys[r] = new org.agrona.collections.LongHashSet();
-      }
-      if (keys[r].isEmpty()) {
-        dirty[dirtyCount++] = r;
-      }
-      keys[r].add(key);
-    }
-
-    boolean intersects(final int r, final long[] chain) {
-      final org.agrona.collections.LongHashSet k = keys[r];
-      if (k == null || k.isEmpty()) {
-        return false;
-      }
-      for (long key : chain) {
-        if (k.contains(key)) {
-          return true;
-        }
-      }
-      return false;
-    }
-
-    void clear() {
-      for (int i = 0; i < dirtyCount; i++) {
-        keys[dirty[i]].clear();
-      }
-      dirtyCount = 0;
-    }
-  }
-
-  /** JVM heap and GC counters at one instant. */
-  private record Jvm(
-      long heapUsed,
-      long heapPeak,
-      long heapMax,
-      List<String> gcNames,
-      long[] gcCount,
-      long[] gcMillis) {
-    static Jvm sample() {
-      long used = 0;
-      long peak = 0;
-      for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
-        if (p.getType() == MemoryType.HEAP) {
-          used += p.getUsage().getUsed();
-          peak += p.getPeakUsage().getUsed();
-        }
-      }
-      final List<GarbageCollectorMXBean> gcs = ManagementFactory.getGarbageCollectorMXBeans();
-      final List<String> names = new ArrayList<>();
-      final long[] count = new long[gcs.size()];
-      final long[] millis = new long[gcs.size()];
-      for (int i = 0; i < gcs.size(); i++) {
-        names.add(gcs.get(i).getName());
-        count[i] = Math.max(0, gcs.get(i).getCollectionCount());
-        millis[i] = Math.max(0, gcs.get(i).getCollectionTime());
-      }
-      return new Jvm(used, peak, Runtime.getRuntime().maxMemory(), names, count, millis);
-    }
-
-    Map<String, Object> minus(final Jvm before) {
-      final Map<String, Object> m = new LinkedHashMap<>();
-      m.put("heapUsedEndMiB", round(heapUsed / 1048576.0, 1));
-      m.put("heapPeakMiB", round(heapPeak / 1048576.0, 1));
-      m.put("heapMaxMiB", round(heapMax / 1048576.0, 1));
-      long count = 0;
-      long millis = 0;
-      final List<Map<String, Object>> per = new ArrayList<>();
-      for (int i = 0; i < gcNames.size(); i++) {
-        final long c = gcCount[i] - before.gcCount[i];
-        final long t = gcMillis[i] - before.gcMillis[i];
-        count += c;
-        millis += t;
-        final Map<String, Object> g = new LinkedHashMap<>();
-        g.put("name", gcNames.get(i));
-        g.put("collections", c);
-        g.put("timeMs", t);
-        per.add(g);
-      }
-      m.put("gcCollections", count);
-      m.put("gcTimeMs", millis);
-      m.put("collectors", per);
-      return m;
-    }
-  }
-
-  /** The figures as a text table. */
-  @SuppressWarnings("unchecked")
-  public static String render(final Map<String, Object> r) {
-    final Map<String, Object> lat = (Map<String, Object>) r.get("lookupLatencyUs");
-    final Map<String, Object> hit = (Map<String, Object>) r.get("prefixHitRate");
-    final Map<String, Object> routing = (Map<String, Object>) r.get("routing");
-    final Map<String, Object> idx = (Map<String, Object>) r.get("index");
-    final Map<String, Object> jvm = (Map<String, Object>) r.get("jvm");
-    final StringBuilder sb = new StringBuilder();
-    final String fmt = "%-44s %s%n";
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "Trace replay: %s x%s, %s replicas (%s per copy), %s blocks/replica, route %s, %s%n",
-            r.get("trace"),
-            r.get("duplication"),
-            r.get("replicas"),
-            r.get("replicasPerCopy"),
-            r.get("capacityBlocksPerReplica"),
-            r.get("route"),
-            r.get("pacing")));
-    sb.append(String.format(Locale.ROOT, fmt, "target", r.get("target")));
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            fmt,
-            "requests (of trace x duplication)",
-            r.get("requests")
-                + " in "
-                + r.get("wallSeconds")
-                + " s"
-                + (Boolean.TRUE.equals(r.get("completed")) ? " (complete)" : " (bounded)")));
-    sb.append(String.format(Locale.ROOT, fmt, "lookups/s", r.get("lookupsPerSecond")));
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            fmt,
-            "events/s (reports + evictions)",
-            r.get("eventsPerSecond")
-                + "  ("
-                + r.get("requests")
-                + " reports, "
-                + r.get("evictionEvents")
-                + " PREFIX_EVICTED)"));
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            fmt,
-            "LookupRoute latency µs p50 / p99 / p99.9",
-            lat.get("p50")
-                + " / "
-                + lat.get("p99")
-                + " / "
-                + lat.get("p999")
-                + "  (max "
-                + lat.get("max")
-                + ", n "
-                + lat.get("count")
-                + ", from "
-                + lat.get("measuredFrom")
-                + ")"));
-    final Map<String, Object> sl = (Map<String, Object>) r.get("serverLookupLatencyUs");
-    if (sl != null) {
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              fmt,
-              "  server-side (handler) p50 / p99 / p99.9",
-              sl.get("p50")
-                  + " / "
-                  + sl.get("p99")
-                  + " / "
-                  + sl.get("p999")
-                  + "  (max "
-                  + sl.get("max")
-                  + ", n "
-                  + sl.get("count")
-                  + ")"));
-    }
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            fmt,
-            "prefix hit rate routed / round-robin / random",
-            hit.get("routed")
-                + " / "
-                + hit.get("roundRobin")
-                + " / "
-                + hit.get("random")
-                + "  ("
-                + hit.get("routedVsRoundRobin")
-                + "x round-robin)"));
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            fmt,
-            "hints: empty / stale for chosen / to top",
-            routing.get("emptyHints")
-                + " / "
-                + routing.get("staleHintForChosen")
-                + " / "
-                + routing.get("toTopHint")
-                + "  "
-                + routing.get("reasonCodes")));
-    sb.append(String.format(Locale.ROOT, fmt, "wall seconds split", r.get("wallSecondsSplit")));
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            fmt,
-            "request imbalance (max/mean) routed / rr",
-            routing.get("requestImbalanceRouted")
-                + " / "
-                + routing.get("requestImbalanceRoundRobin")));
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            fmt,
-            "bytes per holder-block (offHeap/entries)",
-            idx.get("bytesPerHolderBlock") == null
-                ? "n/a (index not in this JVM)"
-                : idx.get("bytesPerHolderBlock")
-                    + "  ("
-                    + idx.get("offHeapBytes")
-                    + " B / "
-                    + idx.get("totalEntries")
-                    + " entries, "
-                    + idx.get("totalKeys")
-                    + " keys; cap "
-                    + idx.get("maxEntries")
-                    + ", hint "
-                    + idx.get("holdersHint")
-                    + ")"));
-    if (idx.get("breakdownPerHolderBlock") != null) {
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              fmt,
-              "used bytes per holder-block, by structure",
-              idx.get("usedBytesPerHolderBlock") + "  " + idx.get("breakdownPerHolderBlock")));
-    }
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            fmt,
-            "index entries = simulated stored blocks",
-            idx.get("matchesSimulation")
-                + "  (simulated "
-                + idx.get("simulatedStoredBlocks")
-                + ")"));
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            fmt,
-            "JVM heap end / peak / max MiB",
-            jvm.get("heapUsedEndMiB")
-                + " / "
-                + jvm.get("heapPeakMiB")
-                + " / "
-                + jvm.get("heapMaxMiB")));
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            fmt,
-            "GC collections / total time ms",
-            jvm.get("gcCollections") + " / " + jvm.get("gcTimeMs")));
-    return sb.toString();
   }
 }

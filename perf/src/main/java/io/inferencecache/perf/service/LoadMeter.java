@@ -38,17 +38,17 @@ final class LoadMeter {
     final long cpu = os.getProcessCpuTime() - cpu0;
     final long[] stat1 = procStat();
     final int cores = Runtime.getRuntime().availableProcessors();
-    row.put("processCpuCores", LoopbackLoad.round((double) cpu / wall, 2));
+    row.put("processCpuCores", LoopbackReport.round((double) cpu / wall, 2));
     if (stat0 != null && stat1 != null) {
       final double total = stat1[0] - stat0[0];
       final double idle = stat1[1] - stat0[1];
-      row.put("machineBusyPct", LoopbackLoad.round(100 * (1 - idle / Math.max(1, total)), 1));
+      row.put("machineBusyPct", LoopbackReport.round(100 * (1 - idle / Math.max(1, total)), 1));
       // Share of the machine's busy time that was not this process (other engineers' builds).
       final double busyCores = cores * (1 - idle / Math.max(1, total));
       row.put(
-          "otherBusyCores", LoopbackLoad.round(Math.max(0, busyCores - (double) cpu / wall), 2));
+          "otherBusyCores", LoopbackReport.round(Math.max(0, busyCores - (double) cpu / wall), 2));
     }
-    row.put("loadAvg1m", LoopbackLoad.round(os.getSystemLoadAverage(), 2));
+    row.put("loadAvg1m", LoopbackReport.round(os.getSystemLoadAverage(), 2));
     if (calls > 0) {
       final long server = allocated(true) - serverAlloc0;
       final long client = allocated(false) - clientAlloc0;

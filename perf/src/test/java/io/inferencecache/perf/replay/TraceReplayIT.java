@@ -30,7 +30,7 @@ class TraceReplayIT {
   @Test
   void grpcReplayKeepsTheServerIndexEqualToTheSimulatedReplicas() throws Exception {
     final Map<String, Object> r = TraceReplay.run(small("grpc"));
-    System.out.print(TraceReplay.render(r));
+    System.out.print(ReplayTable.render(r));
     assertThat(r.get("requests")).isEqualTo(2000L);
     assertThat((Long) r.get("evictionEvents")).isPositive();
     assertThat(sub(r, "index").get("matchesSimulation")).isEqualTo(true);

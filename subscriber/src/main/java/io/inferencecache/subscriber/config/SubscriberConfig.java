@@ -1,14 +1,7 @@
 package io.inferencecache.subscriber.config;
 
 import io.inferencecache.replication.StreamSettings;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -55,7 +48,8 @@ import java.util.Map;
  *       this builder</td><td>{@link HttpAddress} forms; empty = no HTTP endpoint</td></tr>
  * </table>
  *
- * <p>Immutable and thread-safe.
+ * <p>The checks and their messages: {@code ConfigValidation}; the {@code --lora-adapter-names}
+ * grammar: {@code LoraAdapterNames}. Immutable and thread-safe.
  */
 public final class SubscriberConfig {
   /** Default {@code --engine-endpoint}. */
@@ -123,7 +117,7 @@ public final class SubscriberConfig {
   private final StreamSettings replication;
   private final HttpAddress httpAddress;
 
-  private SubscriberConfig(
+  SubscriberConfig(
       final Builder b,
       final CacheTier tier,
       final Map<Long, String> names,
@@ -275,47 +269,6 @@ public final class SubscriberConfig {
     return !engineMetricsUrl.isEmpty();
   }
 
-  /**
-   * Parses {@code --lora-adapter-names}: comma-separated {@code id=name}, blanks around tokens and
-   * blank entries (a trailing comma) ignored.
-   *
-   * @throws InvalidConfigException on a pair without {@code =}, a non-int64 id, an empty name or a
-   *     duplicate id
-   */
-  public static Map<Long, String> parseAdapterNames(final String value) {
-    final Map<Long, String> out = new LinkedHashMap<>();
-    if (value == null) {
-      return Map.of();
-    }
-    for (final String raw : value.split(",", -1)) {
-      final String pair = raw.strip();
-      if (pair.isEmpty()) {
-        continue;
-      }
-      final int eq = pair.indexOf('=');
-      if (eq < 0) {
-        throw new InvalidConfigException("--lora-adapter-names: \"" + pair + "\" is not id=name");
-      }
-      final long id;
-      try {
-        id = Long.parseLong(pair.substring(0, eq).strip());
-      } catch (final NumberFormatException e) {
-        throw new InvalidConfigException(
-            "--lora-adapter-names: \"" + pair + "\" has a non-integer lora id");
-      }
-      final String name = pair.substring(eq + 1).strip();
-      if (name.isEmpty()) {
-        throw new InvalidConfigException(
-            "--lora-adapter-names: \"" + pair + "\" has an empty adapter name");
-      }
-      if (out.putIfAbsent(id, name) != null) {
-        throw new InvalidConfigException(
-            "--lora-adapter-names: lora id " + id + " mapped more than once");
-      }
-    }
-    return Collections.unmodifiableMap(out);
-  }
-
   @Override
   public String toString() {
     return "SubscriberConfig{engineEndpoint="
@@ -361,30 +314,33 @@ public final class SubscriberConfig {
         + '}';
   }
 
-  /** Collects raw flag values; {@link #build()} validates them all at once. Not thread-safe. */
+  /**
+   * Collects raw flag values (read by {@code ConfigValidation}); {@link #build()} validates them
+   * all at once. Not thread-safe.
+   */
   public static final class Builder {
-    private String engineEndpoint = ENGINE_ENDPOINT_DEFAULT;
-    private String topic = TOPIC_DEFAULT;
-    private String server = SERVER_DEFAULT;
-    private int serverBufferUpdates = SERVER_BUFFER_UPDATES_DEFAULT;
-    private int serverBufferEntries = SERVER_BUFFER_ENTRIES_DEFAULT;
-    private String replicaId = "";
-    private String modelId = "";
-    private String tenantId = "";
-    private String hashScheme = HASH_SCHEME_DEFAULT;
-    private Duration window = WINDOW_DEFAULT;
-    private String engineMetricsUrl = ENGINE_METRICS_URL_DEFAULT;
-    private Duration statsInterval = STATS_INTERVAL_DEFAULT;
-    private long engineCacheSizeBytes;
-    private int maxConcurrencyCeiling = MAX_CONCURRENCY_CEILING_DEFAULT;
-    private String cacheTier = CacheTier.AUTO.flag();
-    private String engineModelName = "";
-    private boolean ignoreBlockRemoved;
-    private String loraAdapterNames = "";
-    private String replicationNatsUrl = "";
-    private String replicationStream = REPLICATION_STREAM_DEFAULT;
-    private Duration replicationPublishTimeout = StreamSettings.PUBLISH_TIMEOUT_DEFAULT;
-    private String httpAddress = "";
+    String engineEndpoint = ENGINE_ENDPOINT_DEFAULT;
+    String topic = TOPIC_DEFAULT;
+    String server = SERVER_DEFAULT;
+    int serverBufferUpdates = SERVER_BUFFER_UPDATES_DEFAULT;
+    int serverBufferEntries = SERVER_BUFFER_ENTRIES_DEFAULT;
+    String replicaId = "";
+    String modelId = "";
+    String tenantId = "";
+    String hashScheme = HASH_SCHEME_DEFAULT;
+    Duration window = WINDOW_DEFAULT;
+    String engineMetricsUrl = ENGINE_METRICS_URL_DEFAULT;
+    Duration statsInterval = STATS_INTERVAL_DEFAULT;
+    long engineCacheSizeBytes;
+    int maxConcurrencyCeiling = MAX_CONCURRENCY_CEILING_DEFAULT;
+    String cacheTier = CacheTier.AUTO.flag();
+    String engineModelName = "";
+    boolean ignoreBlockRemoved;
+    String loraAdapterNames = "";
+    String replicationNatsUrl = "";
+    String replicationStream = REPLICATION_STREAM_DEFAULT;
+    Duration replicationPublishTimeout = StreamSettings.PUBLISH_TIMEOUT_DEFAULT;
+    String httpAddress = "";
 
     private Builder() {}
 
@@ -414,7 +370,7 @@ public final class SubscriberConfig {
 
     /** {@code --replication-publish-timeout}, Go duration syntax. */
     public Builder replicationPublishTimeout(final String v) {
-      replicationPublishTimeout = goDuration("--replication-publish-timeout", v);
+      replicationPublishTimeout = ConfigValidation.goDuration("--replication-publish-timeout", v);
       return this;
     }
 
@@ -480,7 +436,7 @@ public final class SubscriberConfig {
 
     /** {@code --window} in Go duration syntax ({@code 100ms}). */
     public Builder window(final String v) {
-      window = goDuration("--window", v);
+      window = ConfigValidation.goDuration("--window", v);
       return this;
     }
 
@@ -498,7 +454,7 @@ public final class SubscriberConfig {
 
     /** {@code --stats-interval} in Go duration syntax ({@code 10s}). */
     public Builder statsInterval(final String v) {
-      statsInterval = goDuration("--stats-interval", v);
+      statsInterval = ConfigValidation.goDuration("--stats-interval", v);
       return this;
     }
 
@@ -538,134 +494,13 @@ public final class SubscriberConfig {
       return this;
     }
 
-    private static Duration goDuration(final String flag, final String v) {
-      try {
-        return GoDuration.parse(v);
-      } catch (final IllegalArgumentException e) {
-        throw new InvalidConfigException(flag + ": " + e.getMessage());
-      }
-    }
-
     /**
      * Validates every setting.
      *
      * @throws InvalidConfigException naming every problem found
      */
     public SubscriberConfig build() {
-      final List<String> problems = new ArrayList<>();
-      if (engineEndpoint == null || !validEndpoint(engineEndpoint)) {
-        problems.add(
-            "--engine-endpoint: want tcp://host:port, ipc://path or inproc://name, got \""
-                + engineEndpoint
-                + "\"");
-      }
-      if (topic == null) {
-        problems.add("--topic: must not be null");
-      }
-      if (server == null || server.isBlank()) {
-        problems.add("--server: required");
-      }
-      if (serverBufferUpdates <= 0) {
-        problems.add("--server-buffer-updates: must be positive, got " + serverBufferUpdates);
-      }
-      if (serverBufferEntries <= 0) {
-        problems.add("--server-buffer-entries: must be positive, got " + serverBufferEntries);
-      }
-      if (replicaId == null || replicaId.isEmpty()) {
-        problems.add("--replica-id: required");
-      }
-      if (modelId == null || modelId.isEmpty()) {
-        problems.add("--model-id: required");
-      }
-      if (tenantId == null) {
-        problems.add("--tenant-id: must not be null");
-      }
-      if (hashScheme == null || hashScheme.isEmpty()) {
-        problems.add("--hash-scheme: required (an empty scheme is dropped server-side)");
-      }
-      if (window == null || window.isNegative() || window.isZero()) {
-        problems.add("--window: must be positive, got " + window);
-      }
-      if (engineMetricsUrl == null || !validMetricsUrl(engineMetricsUrl)) {
-        problems.add(
-            "--engine-metrics-url: want an absolute http(s) URL or empty, got \""
-                + engineMetricsUrl
-                + "\"");
-      }
-      if (statsInterval == null || statsInterval.isNegative() || statsInterval.isZero()) {
-        problems.add("--stats-interval: must be positive, got " + statsInterval);
-      }
-      if (engineCacheSizeBytes < 0) {
-        problems.add("--engine-cache-size-bytes: must be >= 0, got " + engineCacheSizeBytes);
-      }
-      CacheTier tier = CacheTier.AUTO;
-      try {
-        tier = CacheTier.fromFlag(cacheTier);
-      } catch (final InvalidConfigException e) {
-        problems.add(e.getMessage());
-      }
-      if (engineModelName == null) {
-        problems.add("--engine-model-name: must not be null");
-      }
-      Map<Long, String> names = Map.of();
-      try {
-        names = parseAdapterNames(loraAdapterNames);
-      } catch (final InvalidConfigException e) {
-        problems.add(e.getMessage());
-      }
-      StreamSettings replication = null;
-      if (replicationNatsUrl == null || replicationStream == null) {
-        problems.add("--replication-nats-url, --replication-stream: must not be null");
-      } else if (replicationPublishTimeout == null) {
-        problems.add("--replication-publish-timeout: must be positive, got null");
-      } else {
-        replication =
-            new StreamSettings(
-                replicationNatsUrl.trim(), replicationStream, replicationPublishTimeout);
-        final String problem = replication.problem();
-        if (problem != null) {
-          problems.add("--replication-*: " + problem);
-        }
-      }
-      HttpAddress http = null;
-      if (httpAddress == null) {
-        problems.add("--http-address: must not be null");
-      } else if (!httpAddress.isEmpty()) {
-        try {
-          http = HttpAddress.parse("--http-address", httpAddress);
-        } catch (final InvalidConfigException e) {
-          problems.add(e.getMessage());
-        }
-      }
-      if (!problems.isEmpty()) {
-        throw new InvalidConfigException("invalid config: " + String.join("; ", problems));
-      }
-      return new SubscriberConfig(this, tier, names, replication, http);
-    }
-
-    private static boolean validEndpoint(final String endpoint) {
-      final int sep = endpoint.indexOf("://");
-      if (sep <= 0 || sep + 3 >= endpoint.length()) {
-        return false;
-      }
-      final String transport = endpoint.substring(0, sep).toLowerCase(Locale.ROOT);
-      return transport.equals("tcp") || transport.equals("ipc") || transport.equals("inproc");
-    }
-
-    private static boolean validMetricsUrl(final String url) {
-      if (url.isEmpty()) {
-        return true;
-      }
-      try {
-        final URI uri = new URI(url);
-        final String scheme = uri.getScheme();
-        return uri.isAbsolute()
-            && uri.getHost() != null
-            && scheme != null
-            && (scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"));
-      } catch (final URISyntaxException e) {
-        return false;
-      }
+      return ConfigValidation.validate(this);
     }
   }
 }

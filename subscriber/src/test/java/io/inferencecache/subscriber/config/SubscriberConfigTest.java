@@ -139,16 +139,16 @@ class SubscriberConfigTest {
 
   @Test
   void parsesAdapterNamesStrictly() {
-    assertThat(SubscriberConfig.parseAdapterNames("")).isEmpty();
-    assertThat(SubscriberConfig.parseAdapterNames(" , ,")).isEmpty();
-    assertThat(SubscriberConfig.parseAdapterNames("-3=neg")).containsEntry(-3L, "neg");
-    assertThatThrownBy(() -> SubscriberConfig.parseAdapterNames("1"))
+    assertThat(LoraAdapterNames.parse("")).isEmpty();
+    assertThat(LoraAdapterNames.parse(" , ,")).isEmpty();
+    assertThat(LoraAdapterNames.parse("-3=neg")).containsEntry(-3L, "neg");
+    assertThatThrownBy(() -> LoraAdapterNames.parse("1"))
         .hasMessageContaining("\"1\" is not id=name");
-    assertThatThrownBy(() -> SubscriberConfig.parseAdapterNames("x=a"))
+    assertThatThrownBy(() -> LoraAdapterNames.parse("x=a"))
         .hasMessageContaining("non-integer lora id");
-    assertThatThrownBy(() -> SubscriberConfig.parseAdapterNames("1= "))
+    assertThatThrownBy(() -> LoraAdapterNames.parse("1= "))
         .hasMessageContaining("empty adapter name");
-    assertThatThrownBy(() -> SubscriberConfig.parseAdapterNames("99999999999999999999=a"))
+    assertThatThrownBy(() -> LoraAdapterNames.parse("99999999999999999999=a"))
         .hasMessageContaining("non-integer lora id");
   }
 
