@@ -12,16 +12,17 @@ import io.inferencecache.engine.internal.RunVisitor;
  * worst tier and the matched tokens of each, and (when asked) the LFU entries the match touched.
  * Scores are the caller's ({@link Lookups}).
  *
- * <p>One probe per stored run the chain passes through; inside a run the chain is followed in
- * stretches of up to {@link #STRETCH} rows: the request's next hashes are compared with the run's
- * next rows first (that does not depend on the holders), then each surviving replica's column is
- * read down the stretch: by its segments when the run has them ({@link RunCursor#hasSegments()}:
- * one read per segment crossed), otherwise cell by cell in a tight loop while the cells name the
- * palette entry already checked. Only a change of palette entry is looked at (absent: the replica's
- * run ends; stale: it ends; otherwise its oldest timestamp and worst tier move). The answer is the
- * same as walking block after block with every replica: each replica's run ends at the first block
- * it does not hold fresh, whatever the others do. Allocation-free; all state lives in the thread's
- * {@link LookupResult}.
+ * <p>One probe per stored run the chain passes through, each a {@link RunCursor#visit} that runs
+ * {@link #visit} on the run in place under Chronicle's segment read lock; inside a run the chain is
+ * followed in stretches of up to {@link #STRETCH} rows: the request's next hashes are compared with
+ * the run's next rows first (that does not depend on the holders), then each surviving replica's
+ * column is read down the stretch: by its segments when the run has them ({@link
+ * RunCursor#hasSegments()}: one read per segment crossed), otherwise cell by cell in a tight loop
+ * while the cells name the palette entry already checked. Only a change of palette entry is looked
+ * at (absent: the replica's run ends; stale: it ends; otherwise its oldest timestamp and worst tier
+ * move). The answer is the same as walking block after block with every replica: each replica's run
+ * ends at the first block it does not hold fresh, whatever the others do. Allocation-free; all
+ * state lives in the thread's {@link LookupResult}.
  */
 final class ChainWalk implements RunVisitor {
   /**

@@ -18,10 +18,13 @@ import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * A reader's window on one stored run ({@link RunLayout}), read in place: {@link #open} finds the
- * run holding a key (following a locator if the key is inside a run) and keeps that entry's segment
- * read lock until {@link #close}; the accessors read the entry's off-heap bytes directly. One per
- * thread (it lives in the thread's {@code LookupResult}); allocation-free.
+ * A reader's window on one stored run ({@link RunLayout}), read in place. {@link #visit}, the
+ * lookups' read, finds the run holding a key (following a locator if the key is inside a run) and
+ * runs a {@link RunVisitor} on it inside Chronicle's {@code getUsing}, under the entry's segment
+ * read lock ({@link RunValueReader}); {@link #open} does the same through a query context and keeps
+ * the lock until {@link #close} (inspection, tests, files without the engine's reader). The
+ * accessors read the entry's off-heap bytes directly. One per thread (it lives in the thread's
+ * {@code LookupResult}); allocation-free.
  *
  * <p>A locator read just before the writer moved its block (a split, a trimmed tail) may lead to a
  * run that no longer has the block at that row: {@link #open} checks the row's hash and reads the

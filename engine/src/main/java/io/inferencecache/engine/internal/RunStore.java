@@ -14,9 +14,9 @@ import net.openhft.chronicle.map.VanillaChronicleMap;
  * a run). Off-heap, in memory or in a persisted file.
  *
  * <p><b>Readers</b> ({@link RunCursor}) hold one entry's segment read lock while they walk a run in
- * place (no copy) and release it before the next probe. <b>The writer</b> (one thread at a time,
- * the index's writer) changes runs through this class, which delegates to the parts that each own
- * one thing:
+ * place (no copy; inside Chronicle's {@code getUsing}, {@link RunValueReader}) and release it
+ * before the next probe. <b>The writer</b> (one thread at a time, the index's writer) changes runs
+ * through this class, which delegates to the parts that each own one thing:
  *
  * <ul>
  *   <li>{@link RunWriter}: upserts and removals on a decoded {@link RunImage}, stored once per run;
