@@ -38,6 +38,7 @@ public final class RunCursor implements AutoCloseable {
   private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
   private final UnsafeBuffer query = new UnsafeBuffer(new byte[0]);
   private final KeyBuffer head = new KeyBuffer();
+  private int hopRow; // the key's row in head's run, read from its locator
   private ExternalMapQueryContext<byte[], byte[], ?> ctx;
   private int rows;
   private int cols;
@@ -55,53 +56,82 @@ public final class RunCursor implements AutoCloseable {
    * stored. On true, {@link #row()} is the key's row and the caller must {@link #close()}.
    */
   public boolean open(final RunStore store, final KeyBuffer key) {
-    final int keyHashLen = key.length - HolderLayout.KEY_PARTITION_BYTES;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (!enter(store, key.store, key.length)) {
         return false;
       }
-      final byte tag = view.getByte(RunLayout.TAG_OFFSET);
-      if (tag == RunLayout.RUN_TAG && view.capacity() >= RunLayout.UNIT_HEADER_BYTES) {
-        parse(keyHashLen);
-        row = 0;
+      if (openedRun(key)) {
         return true;
       }
-      if (tag != RunLayout.LOCATOR_TAG || view.capacity() < RunLayout.LOCATOR_HASH_OFFSET) {
-        close();
-        return false;
-      }
-      final int r = view.getByte(RunLayout.LOCATOR_ROW_OFFSET) & 0xFF;
-      final int hl = view.capacity() - RunLayout.LOCATOR_HASH_OFFSET;
-      if (hl != keyHashLen) {
-        close();
-        return false;
-      }
-      System.arraycopy(key.bytes, 0, head.bytes, 0, HolderLayout.KEY_PARTITION_BYTES);
-      view.getBytes(
-          RunLayout.LOCATOR_HASH_OFFSET, head.bytes, HolderLayout.KEY_PARTITION_BYTES, hl);
-      head.length = HolderLayout.KEY_PARTITION_BYTES + hl;
+      final boolean locator = followsLocator(key);
       close();
-      if (!enter(store, head.store, head.length)) {
-        continue;
+      if (!locator) {
+        return false;
       }
-      if (view.getByte(RunLayout.TAG_OFFSET) == RunLayout.RUN_TAG
-          && view.capacity() >= RunLayout.UNIT_HEADER_BYTES) {
-        parse(hl);
-        if (r > 0 && r < rows && rowEquals(r, key.bytes, HolderLayout.KEY_PARTITION_BYTES)) {
-          row = r;
+      if (enter(store, head.store, head.length)) {
+        if (locatedRun(key)) {
           return true;
         }
+        close();
       }
-      close();
     }
     return false;
+  }
+
+  // The three steps of finding a key's run, shared by open and visit; each reads the value the
+  // view is on (its entry's lock held).
+
+  /** Whether the value is a run (the key is its first block): then parsed, at row 0. */
+  private boolean openedRun(final KeyBuffer key) {
+    if (view.getByte(RunLayout.TAG_OFFSET) != RunLayout.RUN_TAG
+        || view.capacity() < RunLayout.UNIT_HEADER_BYTES) {
+      return false;
+    }
+    parse(key.length - HolderLayout.KEY_PARTITION_BYTES);
+    row = 0;
+    return true;
+  }
+
+  /**
+   * Whether the value is a locator of a hash as long as the key's: then {@link #head} holds its
+   * run's key and {@link #hopRow} the key's row there.
+   */
+  private boolean followsLocator(final KeyBuffer key) {
+    final int keyHashLen = key.length - HolderLayout.KEY_PARTITION_BYTES;
+    if (view.getByte(RunLayout.TAG_OFFSET) != RunLayout.LOCATOR_TAG
+        || view.capacity() - RunLayout.LOCATOR_HASH_OFFSET != keyHashLen) {
+      return false;
+    }
+    hopRow = view.getByte(RunLayout.LOCATOR_ROW_OFFSET) & 0xFF;
+    System.arraycopy(key.bytes, 0, head.bytes, 0, HolderLayout.KEY_PARTITION_BYTES);
+    view.getBytes(
+        RunLayout.LOCATOR_HASH_OFFSET, head.bytes, HolderLayout.KEY_PARTITION_BYTES, keyHashLen);
+    head.length = key.length;
+    return true;
+  }
+
+  /**
+   * Whether the value (of the locator's head key) is a run whose row {@link #hopRow} still has the
+   * key's hash: then parsed, at that row. False when the writer moved the block meanwhile.
+   */
+  private boolean locatedRun(final KeyBuffer key) {
+    if (view.getByte(RunLayout.TAG_OFFSET) != RunLayout.RUN_TAG
+        || view.capacity() < RunLayout.UNIT_HEADER_BYTES) {
+      return false;
+    }
+    parse(key.length - HolderLayout.KEY_PARTITION_BYTES);
+    final int r = hopRow;
+    if (r <= 0 || r >= rows || !rowEquals(r, key.bytes, HolderLayout.KEY_PARTITION_BYTES)) {
+      return false;
+    }
+    row = r;
+    return true;
   }
 
   // In-place visit state (visit -> Chronicle's getUsing -> RunValueReader -> inPlace).
   private RunVisitor visitor;
   private KeyBuffer visitKey;
   private boolean hop; // inPlace found a locator: head holds the run's key, hopRow the row
-  private int hopRow;
   private boolean visited;
 
   /**
@@ -136,7 +166,7 @@ public final class RunCursor implements AutoCloseable {
         if (!hop) {
           return false; // neither a run nor a locator of this key's hash length
         }
-        hop = true; // now reading the locator's run
+        // hop: inPlace now reads the locator's run
         if (store.map.getUsing(head.exact(), RunValueReader.IN_PLACE) != null && visited) {
           return true;
         }
@@ -161,36 +191,11 @@ public final class RunCursor implements AutoCloseable {
     }
     view.wrap(address, (int) size);
     final KeyBuffer key = visitKey;
-    final int keyHashLen = key.length - HolderLayout.KEY_PARTITION_BYTES;
-    final byte tag = view.getByte(RunLayout.TAG_OFFSET);
-    if (!hop) {
-      if (tag == RunLayout.RUN_TAG && view.capacity() >= RunLayout.UNIT_HEADER_BYTES) {
-        parse(keyHashLen);
-        row = 0;
-        visited = true;
-        v.visit(this);
-        return;
-      }
-      if (tag != RunLayout.LOCATOR_TAG
-          || view.capacity() - RunLayout.LOCATOR_HASH_OFFSET != keyHashLen) {
-        return;
-      }
-      hopRow = view.getByte(RunLayout.LOCATOR_ROW_OFFSET) & 0xFF;
-      System.arraycopy(key.bytes, 0, head.bytes, 0, HolderLayout.KEY_PARTITION_BYTES);
-      view.getBytes(
-          RunLayout.LOCATOR_HASH_OFFSET, head.bytes, HolderLayout.KEY_PARTITION_BYTES, keyHashLen);
-      head.length = key.length;
-      hop = true;
-      return;
-    }
-    if (tag == RunLayout.RUN_TAG && view.capacity() >= RunLayout.UNIT_HEADER_BYTES) {
-      parse(keyHashLen);
-      final int r = hopRow;
-      if (r > 0 && r < rows && rowEquals(r, key.bytes, HolderLayout.KEY_PARTITION_BYTES)) {
-        row = r;
-        visited = true;
-        v.visit(this);
-      }
+    if (hop ? locatedRun(key) : openedRun(key)) {
+      visited = true;
+      v.visit(this);
+    } else if (!hop) {
+      hop = followsLocator(key);
     }
   }
 
