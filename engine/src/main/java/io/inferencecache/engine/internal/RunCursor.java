@@ -83,12 +83,20 @@ public final class RunCursor implements AutoCloseable {
 
   /** Whether the value is a run (the key is its first block): then parsed, at row 0. */
   private boolean openedRun(final KeyBuffer key) {
+    if (!parsedRun(key)) {
+      return false;
+    }
+    row = 0;
+    return true;
+  }
+
+  /** Whether the value is a run: then parsed, for hashes as long as the key's. */
+  private boolean parsedRun(final KeyBuffer key) {
     if (view.getByte(RunLayout.TAG_OFFSET) != RunLayout.RUN_TAG
         || view.capacity() < RunLayout.UNIT_HEADER_BYTES) {
       return false;
     }
     parse(key.length - HolderLayout.KEY_PARTITION_BYTES);
-    row = 0;
     return true;
   }
 
@@ -115,11 +123,9 @@ public final class RunCursor implements AutoCloseable {
    * key's hash: then parsed, at that row. False when the writer moved the block meanwhile.
    */
   private boolean locatedRun(final KeyBuffer key) {
-    if (view.getByte(RunLayout.TAG_OFFSET) != RunLayout.RUN_TAG
-        || view.capacity() < RunLayout.UNIT_HEADER_BYTES) {
+    if (!parsedRun(key)) {
       return false;
     }
-    parse(key.length - HolderLayout.KEY_PARTITION_BYTES);
     final int r = hopRow;
     if (r <= 0 || r >= rows || !rowEquals(r, key.bytes, HolderLayout.KEY_PARTITION_BYTES)) {
       return false;
