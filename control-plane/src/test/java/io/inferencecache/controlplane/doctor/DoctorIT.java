@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencecache.controlplane.cli.InferenceCacheCli;
 import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.controller.CrText;
 import io.inferencecache.controlplane.k8s.model.CustomResource;
 import io.inferencecache.controlplane.k8s.samples.Samples;
 import io.inferencecache.controlplane.support.TestServer;
@@ -18,9 +19,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -136,8 +135,9 @@ class DoctorIT {
         .execute();
   }
 
+  /** Now as the controller writes status times (seconds always printed, also at :00). */
   private static String now() {
-    return OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS).toString();
+    return CrText.time(Instant.now());
   }
 
   private static Map<String, Object> condition(
