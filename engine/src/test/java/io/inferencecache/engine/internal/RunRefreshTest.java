@@ -2,11 +2,15 @@ package io.inferencecache.engine.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.File;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import net.openhft.chronicle.hash.ChecksumEntry;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -107,6 +111,80 @@ class RunRefreshTest {
     assertThat(declined).as("reports the per-run refresh declined").isGreaterThan(100);
   }
 
+  /**
+   * A persisted map keeps a checksum per entry (Chronicle checks them when it recovers a file),
+   * which a refresh replacing a run in place must leave matching the entry's bytes: chains reported
+   * by three replicas, then all re-reported later, so that the last write of most runs is a
+   * refresh. Every entry's checksum must then hold, and the file reopened in recovery mode must
+   * hold what was stored. (A refresh that wrote the run's bytes without updating the checksum fails
+   * here.)
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {2L, 3L}) // one seed of each run cap
+  void refreshingInPlaceKeepsAPersistedEntrysChecksum(final long seed, @TempDir final Path dir)
+      throws Exception {
+    if (seed % 2 == 1) {
+      System.setProperty(RunStore.MAX_RUN_BYTES_PROP_NAME, "1024");
+    }
+    final File file = dir.resolve("prefixes.dat").toFile();
+    final List<List<byte[]>> chains = chains(new SplittableRandom(seed));
+    final TreeMap<String, String> stored;
+    int reReported = 0;
+    int inPlace = 0;
+    try (RunStore perBlock = RunStore.inMemory("per-block", 20_000, 8, 4.0);
+        RunStore perRun = RunStore.persisted(file, 20_000, 8, 4.0, false);
+        CounterArena arenaA = CounterArena.inMemory(200_000);
+        CounterArena arenaB = CounterArena.inMemory(200_000)) {
+      final KeyBuffer k = new KeyBuffer();
+      for (final long pass : new long[] {100L, 200L}) {
+        for (int replica = 0; replica < 3; replica++) {
+          for (final List<byte[]> chain : chains) {
+            final int[] tokens = new int[chain.size()];
+            for (int j = 0; j < tokens.length; j++) {
+              tokens[j] = 16 * (j + 1);
+            }
+            final long seen = pass + replica; // one palette entry per replica and pass
+            perBlock.chainStart();
+            perRun.chainStart();
+            for (int j = 0; j < chain.size(); j++) {
+              k.set(PARTITION, chain.get(j), 0, 8);
+              perBlock.upsert(k, replica, tokens[j], seen, 1, arenaA);
+            }
+            for (int j = 0; j < chain.size(); ) {
+              k.set(PARTITION, chain.get(j), 0, 8);
+              final int n =
+                  pass == 100L ? 0 : perRun.refreshChain(k, chain, j, tokens, replica, seen, 1);
+              if (n > 0) {
+                inPlace += n;
+                j += n;
+              } else {
+                k.set(PARTITION, chain.get(j), 0, 8);
+                perRun.upsert(k, replica, tokens[j], seen, 1, arenaB);
+                j++;
+              }
+            }
+            reReported += pass == 100L ? 0 : chain.size();
+            perBlock.flush();
+            perRun.flush();
+          }
+        }
+      }
+      assertThat(entries(perRun)).isEqualTo(entries(perBlock));
+      assertThat(inPlace).as("re-reported blocks refreshed in place").isGreaterThan(reReported / 2);
+      int entries = 0;
+      for (final boolean ok : checksums(perRun)) {
+        assertThat(ok).as("entry %d's checksum", entries++).isTrue();
+      }
+      assertThat(entries).isGreaterThan(10);
+      stored = entries(perRun);
+    } finally {
+      System.clearProperty(RunStore.MAX_RUN_BYTES_PROP_NAME);
+    }
+    try (RunStore reopened = RunStore.persisted(file, 20_000, 8, 4.0, true)) {
+      assertThat(entries(reopened)).isEqualTo(stored);
+    }
+  }
+
   private static List<List<byte[]>> chains(final SplittableRandom rnd) {
     final List<List<byte[]>> chains = new ArrayList<>();
     for (int c = 0; c < 6; c++) {
@@ -128,6 +206,13 @@ class RunRefreshTest {
     }
     chains.add(branch);
     return chains;
+  }
+
+  /** Whether each entry of the store's map has the checksum of its bytes. */
+  private static List<Boolean> checksums(final RunStore s) {
+    final List<Boolean> ok = new ArrayList<>();
+    s.map.forEachEntry(e -> ok.add(((ChecksumEntry) e).checkSum()));
+    return ok;
   }
 
   /** Every entry of the store's map: key hex to value hex. */
