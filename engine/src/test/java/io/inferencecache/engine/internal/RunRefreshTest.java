@@ -67,31 +67,11 @@ class RunRefreshTest {
           final int tier = rnd.nextInt(6) == 0 ? 2 : 1;
           final int when = rnd.nextInt(10);
           final long seen = when < 2 ? ts : when < 4 ? ts - rnd.nextInt(3) : ++ts;
-          perBlock.chainStart();
-          for (int j = 0; j < hashes.size(); j++) {
-            k.set(PARTITION, hashes.get(j), 0, 8);
-            perBlock.upsert(k, replica, tokens[j], seen, tier, arenaA);
-          }
-          // as the ingester does: per run from the chain's start while the store takes it
-          perRun.chainStart();
-          boolean tryRun = true;
-          for (int j = 0; j < hashes.size(); ) {
-            k.set(PARTITION, hashes.get(j), 0, 8);
-            final int n =
-                tryRun ? perRun.refreshChain(k, hashes, j, tokens, replica, seen, tier) : 0;
-            if (n > 0) {
-              inPlace += n;
-              j += n;
-            } else {
-              if (tryRun) {
-                declined++;
-              }
-              tryRun = false;
-              k.set(PARTITION, hashes.get(j), 0, 8);
-              perRun.upsert(k, replica, tokens[j], seen, tier, arenaB);
-              j++;
-            }
-          }
+          final Report report = new Report(hashes, tokens, replica, seen, tier, k);
+          report.perBlock(perBlock, arenaA);
+          final Reported r = report.perRun(perRun, arenaB);
+          inPlace += r.inPlace();
+          declined += r.declined() ? 1 : 0;
         }
         if (rnd.nextInt(4) == 0) {
           perBlock.flush();
@@ -144,26 +124,14 @@ class RunRefreshTest {
               tokens[j] = 16 * (j + 1);
             }
             final long seen = pass + replica; // one palette entry per replica and pass
-            perBlock.chainStart();
-            perRun.chainStart();
-            for (int j = 0; j < chain.size(); j++) {
-              k.set(PARTITION, chain.get(j), 0, 8);
-              perBlock.upsert(k, replica, tokens[j], seen, 1, arenaA);
+            final Report report = new Report(chain, tokens, replica, seen, 1, k);
+            report.perBlock(perBlock, arenaA);
+            if (pass == 100L) {
+              report.perBlock(perRun, arenaB);
+            } else {
+              inPlace += report.perRun(perRun, arenaB).inPlace();
+              reReported += chain.size();
             }
-            for (int j = 0; j < chain.size(); ) {
-              k.set(PARTITION, chain.get(j), 0, 8);
-              final int n =
-                  pass == 100L ? 0 : perRun.refreshChain(k, chain, j, tokens, replica, seen, 1);
-              if (n > 0) {
-                inPlace += n;
-                j += n;
-              } else {
-                k.set(PARTITION, chain.get(j), 0, 8);
-                perRun.upsert(k, replica, tokens[j], seen, 1, arenaB);
-                j++;
-              }
-            }
-            reReported += pass == 100L ? 0 : chain.size();
             perBlock.flush();
             perRun.flush();
           }
@@ -184,6 +152,50 @@ class RunRefreshTest {
       assertThat(entries(reopened)).isEqualTo(stored);
     }
   }
+
+  /**
+   * One chain report of a replica: blocks {@code hashes}, their cumulative token counts, and the
+   * key buffer the reports reuse.
+   */
+  private record Report(
+      List<byte[]> hashes, int[] tokens, int replica, long seen, int tier, KeyBuffer key) {
+
+    /** Upserts every block (the general path). */
+    void perBlock(final RunStore s, final CounterArena arena) {
+      s.chainStart();
+      upsertFrom(0, s, arena);
+    }
+
+    /**
+     * As the ingester does: per run from the chain's start while the store takes it, and from the
+     * first block it declines on, per block.
+     */
+    Reported perRun(final RunStore s, final CounterArena arena) {
+      s.chainStart();
+      int inPlace = 0;
+      for (int j = 0; j < hashes.size(); ) {
+        key.set(PARTITION, hashes.get(j), 0, 8);
+        final int n = s.refreshChain(key, hashes, j, tokens, replica, seen, tier);
+        if (n == 0) {
+          upsertFrom(j, s, arena);
+          return new Reported(inPlace, true);
+        }
+        inPlace += n;
+        j += n;
+      }
+      return new Reported(inPlace, false);
+    }
+
+    private void upsertFrom(final int from, final RunStore s, final CounterArena arena) {
+      for (int j = from; j < hashes.size(); j++) {
+        key.set(PARTITION, hashes.get(j), 0, 8);
+        s.upsert(key, replica, tokens[j], seen, tier, arena);
+      }
+    }
+  }
+
+  /** What {@link Report#perRun} did: blocks refreshed in place, and whether a refresh declined. */
+  private record Reported(int inPlace, boolean declined) {}
 
   private static List<List<byte[]>> chains(final SplittableRandom rnd) {
     final List<List<byte[]>> chains = new ArrayList<>();
