@@ -36,6 +36,12 @@ if [[ -z "${SKIP_JMH:-}" ]]; then
   SKIP_BUILD=1 perf/run-benchmarks.sh
 fi
 MACHINE="$OUT/machine-$STAMP.txt"
+# With SKIP_JMH the stamp's machine file describes the earlier JMH run: its load lines stay, and a
+# replay run now adds its own ("replay ..." lines).
+REUSED=
+if [[ -n "${SKIP_JMH:-}" && -f "$MACHINE" ]]; then
+  REUSED=1
+fi
 if [[ ! -f "$MACHINE" ]]; then
   {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -48,6 +54,11 @@ if [[ ! -f "$MACHINE" ]]; then
   } > "$MACHINE"
 fi
 
+if [[ -z "${SKIP_REPLAY:-}" && -n "$REUSED" ]]; then
+  sed -i '/^replay /d' "$MACHINE"
+  echo "replay date: $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$MACHINE"
+  echo "replay load before: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$MACHINE"
+fi
 if [[ -z "${SKIP_REPLAY:-}" ]]; then
   # shellcheck disable=SC2046
   FLAGS=$(java -cp "$JAR" io.inferencecache.perf.JvmFlags)
@@ -66,8 +77,12 @@ if [[ -f "$OUT/jmh-$STAMP.json" ]] && command -v jq > /dev/null; then
       | .secondaryMetrics |= with_entries(.value |= del(.rawData, .rawDataHistogram)))' \
     "$OUT/jmh-$STAMP.json" > "$OUT/jmh-$STAMP.json.tmp" && mv "$OUT/jmh-$STAMP.json.tmp" "$OUT/jmh-$STAMP.json"
 fi
-sed -i '/^load after:/d' "$MACHINE"
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$MACHINE"
+if [[ -z "$REUSED" ]]; then
+  sed -i '/^load after:/d' "$MACHINE"
+  echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$MACHINE"
+elif [[ -z "${SKIP_REPLAY:-}" ]]; then
+  echo "replay load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$MACHINE"
+fi
 java -cp "$JAR" io.inferencecache.perf.PublishTable --results "$OUT" --stamp "$STAMP" \
   --readme "$ROOT/perf/README.md"
 java -cp "$JAR" io.inferencecache.perf.PublishTable --results "$OUT" --stamp "$STAMP" \

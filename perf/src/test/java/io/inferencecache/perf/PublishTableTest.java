@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -89,5 +90,26 @@ class PublishTableTest {
             "0.90×",
             "≥ 0.80×",
             "yes");
+  }
+
+  @Test
+  void endOfReplayMemoryIsJudgedAgainstIssue15sFortyBytes() throws Exception {
+    fixture();
+    for (final double bytes : new double[] {39.5, 40.5}) {
+      Files.writeString(
+          dir.resolve("replay-engine-" + STAMP + ".json"),
+          "{\"trace\":\"conversation_trace.jsonl\",\"duplication\":7,\"replicas\":112,"
+              + "\"completed\":true,\"requests\":100,\"index\":{\"bytesPerHolderBlock\":"
+              + bytes
+              + ",\"offHeapBytes\":4000,\"totalEntries\":100,\"maxEntries\":200,"
+              + "\"holdersHint\":\"2.0\"}}");
+      final String[] row =
+          ResultsTableTest.row(
+              PublishTable.render(dir, STAMP),
+              "replay (engine only): bytes per holder-block at the end",
+              "offHeapBytes");
+      assertThat(row[2]).isEqualTo(String.format(Locale.ROOT, "%.1f B", bytes));
+      assertThat(row).endsWith("≤ 40 B", bytes <= 40 ? "yes" : "**no**");
+    }
   }
 }
