@@ -54,12 +54,12 @@ if [[ ! -f "$MACHINE" ]]; then
   } > "$MACHINE"
 fi
 
-if [[ -z "${SKIP_REPLAY:-}" && -n "$REUSED" ]]; then
-  sed -i '/^replay /d' "$MACHINE"
-  echo "replay date: $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$MACHINE"
-  echo "replay load before: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$MACHINE"
-fi
 if [[ -z "${SKIP_REPLAY:-}" ]]; then
+  if [[ -n "$REUSED" ]]; then
+    sed -i '/^replay /d' "$MACHINE"
+    echo "replay date: $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$MACHINE"
+    echo "replay load before: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$MACHINE"
+  fi
   # shellcheck disable=SC2046
   FLAGS=$(java -cp "$JAR" io.inferencecache.perf.JvmFlags)
   for MODE in grpc engine; do
