@@ -62,7 +62,6 @@ public class BlockDirectoryBenchmark {
   private long releaseNext; // the next claimed key it releases
 
   private final byte[] key = new byte[KEY_BYTES];
-  private final byte[] hashScratch = new byte[8];
 
   @Setup(Level.Trial)
   public void setUp() {
@@ -86,12 +85,7 @@ public class BlockDirectoryBenchmark {
   }
 
   private void fillKey(final long c) {
-    key[0] = (byte) (PARTITION >>> 24);
-    key[1] = (byte) (PARTITION >>> 16);
-    key[2] = (byte) (PARTITION >>> 8);
-    key[3] = (byte) PARTITION;
-    Workload.putLongBe(hashScratch, SyntheticChains.mix64(0x5EEDL + c));
-    System.arraycopy(hashScratch, 0, key, 4, 8);
+    Workload.putEngineKey(key, PARTITION, SyntheticChains.mix64(0x5EEDL + c));
   }
 
   /** The slot of key {@code c} (its value is {@code (int) c}), or -1. */

@@ -74,7 +74,6 @@ public class ChronicleProbeFloorBenchmark {
 
   private final byte[] key = new byte[KEY_BYTES];
   private final BytesStore<?, byte[]> keyStore = BytesStore.wrap(key);
-  private final byte[] hashScratch = new byte[8];
   private final byte[] value = new byte[FloorMaps.UNIT_RUN_BYTES];
   private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
   private final LongHashFunction hash = LongHashFunction.xx_r39();
@@ -108,12 +107,7 @@ public class ChronicleProbeFloorBenchmark {
   }
 
   private void fillKey(final int c) {
-    key[0] = (byte) (PARTITION >>> 24);
-    key[1] = (byte) (PARTITION >>> 16);
-    key[2] = (byte) (PARTITION >>> 8);
-    key[3] = (byte) PARTITION;
-    Workload.putLongBe(hashScratch, chains.blockHash(c, 0));
-    System.arraycopy(hashScratch, 0, key, 4, 8);
+    Workload.putEngineKey(key, PARTITION, chains.blockHash(c, 0));
   }
 
   private long readInPlace() {

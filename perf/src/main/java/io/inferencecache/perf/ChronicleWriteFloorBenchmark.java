@@ -108,14 +108,7 @@ public class ChronicleWriteFloorBenchmark {
 
     /** The key of block {@code block} (a global block number: its hash is a bijection of it). */
     final void fillKey(final long block) {
-      key[0] = (byte) (PARTITION >>> 24);
-      key[1] = (byte) (PARTITION >>> 16);
-      key[2] = (byte) (PARTITION >>> 8);
-      key[3] = (byte) PARTITION;
-      final long h = SyntheticChains.mix64(~block);
-      for (int i = 0; i < 8; i++) {
-        key[4 + i] = (byte) (h >>> (56 - 8 * i));
-      }
+      Workload.putEngineKey(key, PARTITION, SyntheticChains.mix64(~block));
     }
 
     /** Inserts {@code value[0..len)} under the current key, which must be absent. */

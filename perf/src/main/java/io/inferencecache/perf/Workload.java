@@ -47,6 +47,20 @@ public interface Workload {
     }
   }
 
+  /**
+   * Writes an index key as the engine stores it into {@code key[0..12)}: the partition id, then the
+   * 8-byte hash, both big-endian (the bare-map floors and the directory benchmark build keys so).
+   */
+  static void putEngineKey(final byte[] key, final int partition, final long hash) {
+    key[0] = (byte) (partition >>> 24);
+    key[1] = (byte) (partition >>> 16);
+    key[2] = (byte) (partition >>> 8);
+    key[3] = (byte) partition;
+    for (int i = 0; i < 8; i++) {
+      key[4 + i] = (byte) (hash >>> (56 - 8 * i));
+    }
+  }
+
   /** An 8-byte big-endian hash of {@code v}. */
   static byte[] hashOf(final long v) {
     final byte[] b = new byte[8];
