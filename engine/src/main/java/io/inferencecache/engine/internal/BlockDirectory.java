@@ -36,8 +36,8 @@ import net.openhft.hashing.LongHashFunction;
  *
  * <p>Writer methods ({@link #insert}, {@link #replace}, {@link #remove}, {@link #clear}) must be
  * called by one thread at a time; slot numbers a writer's probe returned stay valid until its next
- * {@link #insert} or {@link #remove} (which may rebuild the table or move entries). Nothing here
- * allocates except growth.
+ * {@link #insert} (which may replace the table by a larger one) or {@link #remove} (which moves
+ * entries). Nothing here allocates except growth.
  */
 public final class BlockDirectory {
   private static final long EMPTY = 0L;

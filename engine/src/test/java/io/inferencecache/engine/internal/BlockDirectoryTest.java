@@ -47,7 +47,7 @@ class BlockDirectoryTest {
    * values.
    */
   @Test
-  void everyFingerprintYieldsExactlyItsEntriesThroughGrowthRemovalsAndRebuilds() {
+  void everyFingerprintYieldsExactlyItsEntriesThroughGrowthAndRemovals() {
     final BlockDirectory d = new BlockDirectory(1);
     final Map<Integer, List<Integer>> model = new HashMap<>();
     final List<long[]> entries = new ArrayList<>(); // {fp, value}
