@@ -42,8 +42,15 @@ public final class CacheIndex implements AutoCloseable {
   /** The reserved probe tenant: hidden from cap, quotas, aggregates and gauges. */
   public static final String RESERVED_TENANT = "inferencecache.io/probe";
 
-  /** Version of the persisted layout; a file of another version is set aside. */
-  public static final int LAYOUT_VERSION = 2;
+  /**
+   * Version of the persisted layout (3: runs only, block locations in the heap directory). A file
+   * of version 2 (runs plus a locator entry per later block) is migrated on open: its locator
+   * entries are removed. A file of any other version is set aside.
+   */
+  public static final int LAYOUT_VERSION = 3;
+
+  /** The earlier layout a file is migrated from on open. */
+  public static final int MIGRATED_LAYOUT_VERSION = 2;
 
   private static final Logger LOG = LoggerFactory.getLogger(CacheIndex.class);
 
@@ -551,5 +558,17 @@ public final class CacheIndex implements AutoCloseable {
   /** Off-heap bytes used by the prefix map and the LFU counters (reserved map excluded). */
   public long offHeapBytes() {
     return storage.offHeapBytes();
+  }
+
+  /**
+   * Heap bytes of the prefix map's block directory (its slots and run ids; reserved map excluded).
+   */
+  public long directoryBytes() {
+    return storage.directoryBytes();
+  }
+
+  /** The index's allocated footprint: {@link #offHeapBytes()} plus {@link #directoryBytes()}. */
+  public long footprintBytes() {
+    return offHeapBytes() + directoryBytes();
   }
 }

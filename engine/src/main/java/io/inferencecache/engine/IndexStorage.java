@@ -150,10 +150,23 @@ final class IndexStorage {
       throw new IOException("index file has no header record");
     }
     final ByteBuffer hb = ByteBuffer.wrap(header);
-    if (hb.getInt() != HEADER_MAGIC || hb.getInt() != CacheIndex.LAYOUT_VERSION) {
+    final int magic = hb.getInt();
+    final int version = hb.getInt();
+    if (magic != HEADER_MAGIC
+        || version != CacheIndex.LAYOUT_VERSION && version != CacheIndex.MIGRATED_LAYOUT_VERSION) {
       throw new IOException("index file is of another layout version");
     }
     rebuild();
+    if (version == CacheIndex.MIGRATED_LAYOUT_VERSION) {
+      main.putRaw(
+          HEADER_KEY,
+          ByteBuffer.allocate(8).putInt(HEADER_MAGIC).putInt(CacheIndex.LAYOUT_VERSION).array());
+      LOG.info(
+          "event=index_migrated file={} from_layout={} to_layout={}: locator entries removed",
+          file,
+          version,
+          CacheIndex.LAYOUT_VERSION);
+    }
   }
 
   /** Moves an unusable index file and its counter file aside, logging one ERROR line. */
@@ -340,5 +353,10 @@ final class IndexStorage {
   /** Off-heap bytes of the prefix map and the LFU counters (reserved map excluded). */
   long offHeapBytes() {
     return main.offHeapBytes() + arena.bytes();
+  }
+
+  /** Heap bytes of the prefix map's block directory (reserved map excluded). */
+  long directoryBytes() {
+    return main.directoryBytes();
   }
 }

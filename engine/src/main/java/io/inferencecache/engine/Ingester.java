@@ -266,7 +266,7 @@ final class Ingester {
   private boolean[] journalChainStart = new boolean[64];
   private boolean chainStarts;
   // The journal entries the storage refused on their first attempt, and whether the listener has
-  // already been told they were stored (a run refused at its store) or not (a refused locator).
+  // already been told they were stored (a run refused at its store) or not (refused at its upsert).
   private int refusedCount;
   private int[] refused = new int[16];
   private boolean[] refusedReported = new boolean[16];

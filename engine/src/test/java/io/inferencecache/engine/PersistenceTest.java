@@ -14,6 +14,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.inferencecache.engine.internal.RunLayout;
 import io.inferencecache.engine.internal.RunStore;
 import java.io.File;
 import java.io.IOException;
@@ -376,6 +377,65 @@ class PersistenceTest extends IndexTestSupport {
 
   private static byte[] metaKey(final char kind, final int id) {
     return ByteBuffer.allocate(9).putInt(-1).put((byte) kind).putInt(id).array();
+  }
+
+  @Test
+  void aLayout2FileIsMigratedOnOpenByDroppingItsLocatorEntries() throws IOException {
+    final String[] chain = new String[10];
+    for (int i = 0; i < chain.length; i++) {
+      chain[i] = "mig" + i;
+    }
+    ingest(update("t", "m", "vllm", "r1").chain(16, chain));
+    index.close();
+    // What layout 2 kept besides the runs: one locator entry per later block of a run (tag, row,
+    // the run's first hash), and version 2 in the header.
+    final long runsOnly;
+    try (RunStore store = rawStore()) {
+      runsOnly = store.entries();
+      final List<byte[]> keys = new ArrayList<>();
+      store.forEachBlock((k, len, holders) -> keys.add(java.util.Arrays.copyOf(k, len)));
+      assertThat(keys).hasSize(chain.length);
+      final byte[] head = keyOf(keys, chain[0]);
+      for (int row = 1; row < chain.length; row++) {
+        final ByteBuffer locator =
+            ByteBuffer.allocate(RunLayout.LOCATOR_HASH_OFFSET + head.length - 4);
+        locator.put(RunLayout.LOCATOR_TAG).put((byte) row).put(head, 4, head.length - 4);
+        store.putRaw(keyOf(keys, chain[row]), locator.array());
+      }
+      store.putRaw(metaKey('H', 0), ByteBuffer.allocate(8).putInt(0x49434958).putInt(2).array());
+      assertThat(store.entries()).isEqualTo(runsOnly + chain.length - 1);
+    }
+    reopen(persistedConfig());
+    assertThat(setAside()).isEmpty();
+    assertThat(logged(Level.INFO, "event=index_migrated")).isTrue();
+    assertThat(index.mainStore().entries()).as("the locators are gone").isEqualTo(runsOnly);
+    route(chainReq("t", "m", "vllm", 16, chain));
+    assertThat(r.size()).isEqualTo(1);
+    assertThat(r.matchedTokens(0)).isEqualTo(16 * chain.length);
+    // a lookup that starts inside the run finds it through the rebuilt block directory
+    route(chainReq("t", "m", "vllm", 16, chain[4], chain[5], chain[6]));
+    assertThat(r.size()).isEqualTo(1);
+    assertThat(r.matchedTokens(0)).isEqualTo(16 * 3); // all three blocks matched
+    index.close();
+    try (RunStore store = rawStore()) {
+      assertThat(ByteBuffer.wrap(store.getRaw(metaKey('H', 0))).getInt(4))
+          .isEqualTo(CacheIndex.LAYOUT_VERSION);
+    }
+    logs.list.clear();
+    reopen(persistedConfig());
+    assertThat(logged(Level.INFO, "event=index_migrated")).isFalse();
+    route(chainReq("t", "m", "vllm", 16, chain));
+    assertThat(r.matchedTokens(0)).isEqualTo(16 * chain.length);
+  }
+
+  private static byte[] keyOf(final List<byte[]> keys, final String hash) {
+    final byte[] h = h(hash);
+    for (byte[] k : keys) {
+      if (java.util.Arrays.equals(k, 4, k.length, h, 0, h.length)) {
+        return k;
+      }
+    }
+    throw new AssertionError("no stored key for " + hash);
   }
 
   @Test

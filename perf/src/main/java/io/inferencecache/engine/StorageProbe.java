@@ -5,27 +5,32 @@ import io.inferencecache.engine.internal.EntryCensus;
 import java.util.Map;
 
 /**
- * Measurement access to the engines' storage (perf scope, same package as the indexes): the
- * off-heap bytes the stored entries actually use, as opposed to {@code offHeapBytes()}, which is
- * what the sizing hints allocated.
+ * Measurement access to the engines' storage (perf scope, same package as the indexes): the bytes
+ * the stored entries actually use, as opposed to {@code footprintBytes()} ({@code offHeapBytes()}
+ * for v1), which is what the sizing hints allocated.
  */
 public final class StorageProbe {
   private StorageProbe() {}
 
-  /** Main map's used chunks and hash-lookup slots, plus one LFU counter per storage entry. */
+  /**
+   * Main map's used chunks and hash-lookup slots, its block directory's used slots and run ids,
+   * plus one LFU counter per storage entry.
+   */
   public static long usedBytes(final CacheIndex index) {
-    return index.mainStore().usedBytes() + index.totalEntries() * CounterArena.SLOT_BYTES;
+    return index.mainStore().usedBytes()
+        + index.mainStore().directoryUsedBytes()
+        + index.totalEntries() * CounterArena.SLOT_BYTES;
   }
 
   /**
    * The engine's bytes per holder-block by structure ({@link EntryCensus#perHolderBlock}): entry
-   * overhead, hash-lookup slots, value sections, LFU counters, and allocated but unused. Walks
-   * every entry.
+   * overhead, hash-lookup slots, value sections, the block directory, LFU counters, and allocated
+   * but unused. Walks every entry.
    */
   public static Map<String, Double> breakdown(final CacheIndex index) {
     final long entries = index.totalEntries();
     return census(index)
-        .perHolderBlock(entries, entries * CounterArena.SLOT_BYTES, index.offHeapBytes());
+        .perHolderBlock(entries, entries * CounterArena.SLOT_BYTES, index.footprintBytes());
   }
 
   /** The census of the engine's main map. */

@@ -91,12 +91,16 @@ public abstract class IndexUnderTest implements AutoCloseable {
   /** Credits the LFU counters of the last lookup's answer; returns how many were credited. */
   public abstract int creditLast();
 
-  /** Off-heap bytes (engine) or 0 (on-heap). */
+  /**
+   * The index's allocated bytes outside the Java objects a heap census would see: off-heap (the map
+   * and LFU counters) plus, for layout v3, its block directory's heap table ({@code
+   * CacheIndex.footprintBytes()}); 0 for the on-heap reference.
+   */
   public abstract long offHeapBytes();
 
   /**
-   * Off-heap bytes the stored entries use (chunks, hash-lookup slots, one LFU counter each); 0 for
-   * the on-heap reference. {@link #offHeapBytes()} is what the sizing allocated.
+   * Bytes the stored entries use (chunks, hash-lookup slots, directory slots and run ids, one LFU
+   * counter each); 0 for the on-heap reference. {@link #offHeapBytes()} is what was allocated.
    */
   public abstract long usedOffHeapBytes();
 
@@ -174,7 +178,7 @@ public abstract class IndexUnderTest implements AutoCloseable {
 
     @Override
     public long offHeapBytes() {
-      return index.offHeapBytes();
+      return index.footprintBytes();
     }
 
     @Override

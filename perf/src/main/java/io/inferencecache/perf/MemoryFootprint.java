@@ -19,8 +19,9 @@ import java.util.Map;
  * JMH benchmark: it builds each shape once and reads
  *
  * <ul>
- *   <li>engine: {@code CacheIndex.offHeapBytes()} ÷ holder-blocks (what the off-heap map and LFU
- *       arena occupy), plus, for context, the growth of the process' resident set and of the heap;
+ *   <li>engine: {@code CacheIndex.footprintBytes()} ÷ holder-blocks (what the off-heap map and LFU
+ *       arena occupy, and the block directory's heap table; v1: {@code offHeapBytes()}), plus, for
+ *       context, the growth of the process' resident set and of the heap;
  *   <li>baseline: heap used after {@code System.gc()} (MemoryMXBean), minus the same before the
  *       build, ÷ holder-blocks.
  * </ul>
@@ -125,7 +126,7 @@ public final class MemoryFootprint {
     row.put("impl", label);
     row.put("holderBlocks", blocks);
     row.put("distinctKeys", w.distinctKeys());
-    row.put("measure", offHeap ? "offHeapBytes()" : "heap after GC");
+    row.put("measure", offHeap ? "footprintBytes()" : "heap after GC");
     row.put("bytes", bytes);
     row.put("bytesPerHolderBlock", (double) bytes / blocks);
     row.put("usedBytes", used);

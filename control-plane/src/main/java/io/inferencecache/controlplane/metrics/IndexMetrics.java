@@ -51,9 +51,9 @@ public final class IndexMetrics implements IndexListener {
 
   /**
    * Exports {@code inferencecache_index_storage_entries}, {@code
-   * inferencecache_index_off_heap_bytes} and {@code inferencecache_index_dropped_full_total}, read
-   * from the open index at each scrape; while {@code index} gives {@code null} (not open yet) or
-   * the index is closing they are left out.
+   * inferencecache_index_off_heap_bytes}, {@code inferencecache_index_directory_heap_bytes} and
+   * {@code inferencecache_index_dropped_full_total}, read from the open index at each scrape; while
+   * {@code index} gives {@code null} (not open yet) or the index is closing they are left out.
    */
   public void totals(final Supplier<CacheIndex> index) {
     registry.gauge(
@@ -62,6 +62,9 @@ public final class IndexMetrics implements IndexListener {
     registry.gauge(
         MetricFamily.INDEX_OFF_HEAP_BYTES.registryName(),
         () -> (Gauge<Long>) () -> read(index, CacheIndex::offHeapBytes));
+    registry.gauge(
+        MetricFamily.INDEX_DIRECTORY_HEAP_BYTES.registryName(),
+        () -> (Gauge<Long>) () -> read(index, CacheIndex::directoryBytes));
     registry.gauge(
         MetricFamily.INDEX_DROPPED_FULL.registryName(),
         () -> (Gauge<Long>) () -> read(index, CacheIndex::droppedFull));

@@ -100,6 +100,10 @@ public enum MetricFamily {
       "inferencecache_index_off_heap_bytes",
       Collector.Type.GAUGE,
       "Off-heap bytes of the prefix map and LFU counters."),
+  INDEX_DIRECTORY_HEAP_BYTES(
+      "inferencecache_index_directory_heap_bytes",
+      Collector.Type.GAUGE,
+      "Heap bytes of the index's block directory (every stored block's run and row), allocated."),
   INDEX_DROPPED_FULL(
       "inferencecache_index_dropped_full",
       Collector.Type.COUNTER,

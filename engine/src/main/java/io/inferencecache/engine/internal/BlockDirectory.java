@@ -7,7 +7,7 @@ import net.openhft.hashing.LongHashFunction;
 /**
  * A block key's fingerprint → a 32-bit value, in one open-addressing table of 8-byte slots on the
  * heap (a single {@code long[]}: no object per entry, nothing for the collector to trace): the
- * structure meant to take the block locators out of the Chronicle map (engine/docs/design.md §7).
+ * table under {@link RunDirectory}, which finds every stored block key (engine/docs/design.md §2).
  * One writer; any number of readers, lock-free.
  *
  * <pre>
@@ -18,11 +18,13 @@ import net.openhft.hashing.LongHashFunction;
  *   0 = empty slot
  * </pre>
  *
- * <p><b>Homes from fingerprints.</b> A fingerprint's home slot is its top {@code log2(capacity)}
- * bits, so the table grows from the slots alone, without reading any key back. The price is that a
- * fingerprint is not the key: different keys can share one, so a probe yields <em>candidates</em>
- * ({@link Probe}) that the caller checks against the key (the run's row hash) before trusting one,
- * and the writer may hold several entries of one fingerprint.
+ * <p><b>Homes from fingerprints.</b> A fingerprint's home slot is {@code fingerprint × capacity ÷
+ * 2^32} (the fingerprint read as unsigned: its top {@code log2(capacity)} bits when the capacity is
+ * a power of two), so the table grows from the slots alone, without reading any key back, and can
+ * have any capacity: it is sized to what it must hold (at most 3/4 full), not to a power of two.
+ * The price is that a fingerprint is not the key: different keys can share one, so a probe yields
+ * <em>candidates</em> ({@link Probe}) that the caller checks against the key (the run's row hash)
+ * before trusting one, and the writer may hold several entries of one fingerprint.
  *
  * <p><b>Memory ordering.</b> A slot is one word, written by the writer with release semantics and
  * read with acquire semantics ({@link VarHandle}), so a reader sees each slot whole: before or
@@ -49,11 +51,11 @@ public final class BlockDirectory {
   /** Walks a reader starts again after shifts before it reports no (further) candidate. */
   static final int MAX_WALKS = 64;
 
-  /** Smallest table: 2^{@value} slots. */
-  static final int MIN_BITS = 4;
+  /** Smallest table: {@value} slots. */
+  static final int MIN_SLOTS = 16;
 
-  /** Largest table: 2^{@value} slots (8 GiB). */
-  static final int MAX_BITS = 30;
+  /** Largest table: {@value} slots (8 GiB). */
+  static final int MAX_SLOTS = 1 << 30;
 
   static {
     try {
@@ -63,21 +65,28 @@ public final class BlockDirectory {
     }
   }
 
-  /** One table: its slots, the shift that takes a fingerprint to its home, its shift sequence. */
+  /** One table: its slots and its shift sequence. */
   static final class Table {
     final long[] slots;
-    final int mask;
-    final int shift; // home = (fingerprint >>> shift), fingerprints read as unsigned 32-bit
+    final int n;
     long shifts; // odd while the writer moves entries back (SHIFTS: acquire/release)
 
-    Table(final int bits) {
-      slots = new long[1 << bits];
-      mask = (1 << bits) - 1;
-      shift = 32 - bits;
+    Table(final int capacity) {
+      slots = new long[capacity];
+      n = capacity;
     }
 
     int home(final int fingerprint) {
-      return (int) ((fingerprint & 0xFFFF_FFFFL) >>> shift);
+      return (int) (((fingerprint & 0xFFFF_FFFFL) * n) >>> 32);
+    }
+
+    int next(final int i) {
+      return i + 1 == n ? 0 : i + 1;
+    }
+
+    /** Slots from {@code from} forward to {@code to}, wrapping at the end. */
+    int distance(final int from, final int to) {
+      return to >= from ? to - from : to - from + n;
     }
   }
 
@@ -86,17 +95,16 @@ public final class BlockDirectory {
 
   /** A table sized for {@code expected} entries without growing (at most 3/4 full). */
   public BlockDirectory(final long expected) {
-    table = new Table(bitsFor(expected));
+    table = new Table(capacityFor(expected));
   }
 
-  private static int bitsFor(final long expected) {
-    final long slots = Math.max(1L << MIN_BITS, (expected * 4 + 2) / 3 + 1);
-    final int bits = 64 - Long.numberOfLeadingZeros(slots - 1);
-    if (bits > MAX_BITS) {
+  private static int capacityFor(final long expected) {
+    final long slots = Math.max(MIN_SLOTS, (expected * 4 + 2) / 3 + 1);
+    if (slots > MAX_SLOTS) {
       throw new IllegalArgumentException(
-          "a block directory holds at most " + (3L << (MAX_BITS - 2)) + " entries: " + expected);
+          "a block directory holds at most " + (MAX_SLOTS / 4L * 3) + " entries: " + expected);
     }
-    return Math.max(MIN_BITS, bits);
+    return (int) slots;
   }
 
   /**
@@ -157,7 +165,7 @@ public final class BlockDirectory {
 
     private void restart() {
       seq = (long) SHIFTS.getAcquire(t);
-      slot = t.home(fp) - 1;
+      slot = t.home(fp) == 0 ? t.n - 1 : t.home(fp) - 1;
       steps = 0;
     }
 
@@ -169,12 +177,12 @@ public final class BlockDirectory {
     public boolean next() {
       final Table tb = t;
       final long[] s = tb.slots;
-      final int m = tb.mask;
+      final int n = tb.n;
       final long want = (long) fp << 32;
       while (true) {
         int i = slot;
-        while (steps++ <= m) {
-          i = (i + 1) & m;
+        while (steps++ < n) {
+          i = i + 1 == n ? 0 : i + 1;
           final long w = (long) SLOT.getAcquire(s, i);
           if (w == EMPTY) {
             break;
@@ -222,10 +230,9 @@ public final class BlockDirectory {
       t = grow();
     }
     final long[] s = t.slots;
-    final int m = t.mask;
     int i = t.home(fingerprint);
     while (s[i] != EMPTY) {
-      i = (i + 1) & m;
+      i = t.next(i);
     }
     SLOT.setRelease(s, i, word(fingerprint, value));
     live++;
@@ -249,20 +256,19 @@ public final class BlockDirectory {
   public void remove(final int slot) {
     final Table t = table;
     final long[] s = t.slots;
-    final int m = t.mask;
     if (s[slot] == EMPTY) {
       throw new IllegalStateException("slot " + slot + " holds no entry");
     }
     live--;
     int hole = slot;
     boolean shifting = false;
-    for (int j = (slot + 1) & m; ; j = (j + 1) & m) {
+    for (int j = t.next(slot); ; j = t.next(j)) {
       final long w = s[j];
       if (w == EMPTY) {
         break;
       }
       // w may fill the hole unless its home lies after the hole (cyclically, up to j).
-      if (((j - t.home((int) (w >>> 32))) & m) >= ((j - hole) & m)) {
+      if (t.distance(t.home((int) (w >>> 32)), j) >= t.distance(hole, j)) {
         if (!shifting) {
           shifting = true;
           SHIFTS.setOpaque(t, t.shifts + 1); // odd: readers that miss will walk again
@@ -280,27 +286,25 @@ public final class BlockDirectory {
 
   /** Removes every entry (a new, empty table of the same size is published). */
   public void clear() {
-    table = new Table(Integer.numberOfTrailingZeros(table.slots.length));
+    table = new Table(table.n);
     live = 0;
   }
 
   /** A table of twice the size holding every entry, published before it is returned. */
   private Table grow() {
     final Table old = table;
-    final int bits = Integer.numberOfTrailingZeros(old.slots.length) + 1;
-    if (bits > MAX_BITS) {
+    if (old.n >= MAX_SLOTS) {
       throw new IllegalStateException("block directory full: " + live + " entries");
     }
-    final Table t = new Table(bits);
+    final Table t = new Table((int) Math.min(MAX_SLOTS, 2L * old.n));
     final long[] to = t.slots;
-    final int m = t.mask;
     for (final long w : old.slots) {
       if (w == EMPTY) {
         continue;
       }
       int i = t.home((int) (w >>> 32));
       while (to[i] != EMPTY) {
-        i = (i + 1) & m;
+        i = t.next(i);
       }
       to[i] = w;
     }

@@ -25,6 +25,7 @@ final class RefusedRunRollback {
   private final RunEntries entries;
   private RunStore.DropSink sink = NO_SINK;
   private final KeyBuffer wk = new KeyBuffer();
+  private final int[] tailHeads = new int[RunLayout.MAX_ROWS];
 
   // Cells a refused store reverted, packed row << 32 | col << 2 | outcome (RunImage.ADDED, ...).
   private long[] reverted = new long[64];
@@ -39,13 +40,14 @@ final class RefusedRunRollback {
   }
 
   /**
-   * The map refused a piece of run {@code m} (possibly after a split-off tail was stored; {@code
-   * located}: rows with a locator entry at the load): every cell changed since the load goes back
-   * to what the map held before, the map is made to hold exactly that (the run key's entry, which
-   * shrinks or keeps its size, and every other row's key back to its locator), and only then is
-   * each reverted change reported, once. Removals since the load are kept (they were reported).
+   * The map refused a piece of run {@code m} (possibly after a split-off tail was stored): every
+   * cell changed since the load goes back to what the map held before, the map and the directory
+   * are made to hold exactly that (the run key's entry, which shrinks or keeps its size, every
+   * other row's directory entry naming it again, a split-off tail's run removed), and only then is
+   * each reverted change reported, once. Removals since the load are kept (they were reported). Run
+   * ids taken for tails are the writer's to give back.
    */
-  void refused(final RunImage m, final int located) {
+  void refused(final RunImage m) {
     int n = 0;
     for (int r = 0; r < m.rows; r++) {
       for (int c = 0; c < m.cols; c++) {
@@ -59,7 +61,7 @@ final class RefusedRunRollback {
       }
     }
     try {
-      restoreStored(m, located);
+      restoreStored(m);
     } catch (IllegalStateException unexpected) {
       // Not reached: every write above replaces an existing entry with one no larger.
     }
@@ -82,24 +84,45 @@ final class RefusedRunRollback {
 
   /**
    * Writes a reverted image back as one run (the content the map held at the load, less the
-   * removals since: never larger than the stored entry, so replaced in place), every later row's
-   * key as its locator (a refused split may have stored a tail's run or locators), and removes the
-   * locators of rows that no longer exist ({@code located}: rows with a locator entry).
+   * removals since, without segments: never larger than the stored entry, so replaced in place),
+   * points every later row's directory entry at it (a refused split may have moved some to a tail),
+   * removes a stored tail's run once no entry leads to it, and drops the entries of rows that no
+   * longer exist.
    */
-  private void restoreStored(final RunImage m, final int located) {
+  private void restoreStored(final RunImage m) {
     final int live = m.liveRows();
     if (live > 0) {
-      entries.putRun(m, 0, live);
+      m.plain = true; // segments could make it larger than the stored entry: a removal adds some
+      try {
+        entries.putRun(m, 0, live);
+      } finally {
+        m.plain = false;
+      }
     } else if (m.stored) {
       entries.removeRow(m, 0);
     }
-    for (int r = 1; r < live; r++) {
-      entries.putLocator(m, r, 0);
-    }
-    for (int r = Math.max(live, 1); r < located; r++) {
-      entries.removeRow(m, r);
-    }
     m.stored = live > 0;
-    m.locatedRows = Math.max(live, 1);
+    if (live > 1 && !entries.ensureRunId(m)) {
+      // Not reached: a stored run of several rows has an id, and a new one has no live row.
+      throw new IllegalStateException("no run id for a stored run");
+    }
+    // Every row's entry first, then the tails' runs: a reader finds each block before and after.
+    int tails = 0;
+    for (int r = 0; r < m.rows; r++) {
+      if (r > 0 && m.dirVal[r] == RunDirectory.HEAD) {
+        tailHeads[tails++] = r;
+      }
+      final int target =
+          r >= live
+              ? RunDirectory.NO_ENTRY
+              : r == 0 ? RunDirectory.HEAD : RunDirectory.value(m.runId, r);
+      entries.setDir(m, r, target);
+    }
+    for (int i = 0; i < tails; i++) {
+      entries.removeRow(m, tailHeads[i]);
+    }
+    if (live <= 1) {
+      entries.releaseRunId(m);
+    }
   }
 }

@@ -10,6 +10,7 @@ import static io.inferencecache.engine.internal.RunLayout.PALETTE_TIER_OFFSET;
 
 import java.nio.ByteOrder;
 import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 import org.agrona.BufferUtil;
@@ -19,16 +20,18 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A reader's window on one stored run ({@link RunLayout}), read in place. {@link #visit}, the
- * lookups' read, finds the run holding a key (following a locator if the key is inside a run) and
- * runs a {@link RunVisitor} on it inside Chronicle's {@code getUsing}, under the entry's segment
- * read lock ({@link RunValueReader}); {@link #open} does the same through a query context and keeps
- * the lock until {@link #close} (inspection, tests, files without the engine's reader). The
- * accessors read the entry's off-heap bytes directly. One per thread (it lives in the thread's
- * {@code LookupResult}); allocation-free.
+ * lookups' read, finds the run holding a key and runs a {@link RunVisitor} on it inside Chronicle's
+ * {@code getUsing}, under the entry's segment read lock ({@link RunValueReader}); {@link #open}
+ * does the same through a query context and keeps the lock until {@link #close} (inspection, tests,
+ * files without the engine's reader). The accessors read the entry's off-heap bytes directly. One
+ * per thread (it lives in the thread's {@code LookupResult}); allocation-free.
  *
- * <p>A locator read just before the writer moved its block (a split, a trimmed tail) may lead to a
- * run that no longer has the block at that row: {@link #open} checks the row's hash and reads the
- * locator again (a few times) before reporting the key absent.
+ * <p>A key is looked up as a run key first (one probe: the common case, a chain's first block); a
+ * key the map does not hold is looked up in the store's {@link RunDirectory}, whose candidates name
+ * a run and a row, trusted once that row of that run has the key's hash. A key with no candidate is
+ * absent. A candidate that fails (another key's, or this key's read while the writer moved it: a
+ * split, a trimmed tail, a run id given back) makes the reader look again, the map first, a few
+ * times before it reports the key absent.
  */
 public final class RunCursor implements AutoCloseable {
   private static final ByteOrder ORDER = ByteOrder.nativeOrder();
@@ -38,7 +41,8 @@ public final class RunCursor implements AutoCloseable {
   private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
   private final UnsafeBuffer query = new UnsafeBuffer(new byte[0]);
   private final KeyBuffer head = new KeyBuffer();
-  private int hopRow; // the key's row in head's run, read from its locator
+  private final BlockDirectory.Probe probe = new BlockDirectory.Probe();
+  private int hopRow; // the key's row in head's run, from its directory entry
   private ExternalMapQueryContext<byte[], byte[], ?> ctx;
   private int rows;
   private int cols;
@@ -57,29 +61,64 @@ public final class RunCursor implements AutoCloseable {
    */
   public boolean open(final RunStore store, final KeyBuffer key) {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (!enter(store, key.store, key.length)) {
-        return false;
-      }
-      if (openedRun(key)) {
-        return true;
-      }
-      final boolean locator = followsLocator(key);
-      close();
-      if (!locator) {
-        return false;
-      }
-      if (enter(store, head.store, head.length)) {
-        if (locatedRun(key)) {
+      if (enter(store.map, key.store, key.length)) {
+        if (openedRun(key)) {
           return true;
         }
         close();
+      }
+      boolean stale = false;
+      for (probe.start(store.directory.table(), store.directory.fingerprint(key)); probe.next(); ) {
+        if (candidate(store, key) && openAt(store.map, head, hopRow, key)) {
+          return true;
+        }
+        stale = true;
+      }
+      if (!stale) {
+        return false;
       }
     }
     return false;
   }
 
-  // The three steps of finding a key's run, shared by open and visit; each reads the value the
-  // view is on (its entry's lock held).
+  /**
+   * Opens the run stored under {@code runKey} if its row {@code r} (at least 1) has {@code key}'s
+   * hash; on true {@link #row()} is {@code r} and the caller must {@link #close()}. The writer's
+   * check of a directory candidate.
+   */
+  boolean openAt(
+      final ChronicleMap<byte[], byte[]> map,
+      final KeyBuffer runKey,
+      final int r,
+      final KeyBuffer key) {
+    if (!enter(map, runKey.store, runKey.length)) {
+      return false;
+    }
+    hopRow = r;
+    if (locatedRun(key)) {
+      return true;
+    }
+    close();
+    return false;
+  }
+
+  /**
+   * Whether the probe's current entry names a later row of a run whose first key, of {@code key}'s
+   * partition and length, is now in {@link #head} (and the row in {@link #hopRow}). A candidate
+   * that does not (a {@code HEAD}: a run key, which the map said this key is not; a run id given
+   * back or reused) or whose run lacks the key at that row may be another key's entry, or this
+   * key's read while the writer moved it (a split makes a block a run key, repoints its entry in
+   * place and may give the old run's id back): the caller then looks again, the map included.
+   */
+  private boolean candidate(final RunStore store, final KeyBuffer key) {
+    final int v = probe.value();
+    if (v == RunDirectory.HEAD) {
+      return false;
+    }
+    hopRow = RunDirectory.rowOf(v);
+    return store.directory.headKey(
+        RunDirectory.runOf(v), KeyBuffer.partitionOf(key.bytes), key.length, head);
+  }
 
   /** Whether the value is a run (the key is its first block): then parsed, at row 0. */
   private boolean openedRun(final KeyBuffer key) {
@@ -101,25 +140,7 @@ public final class RunCursor implements AutoCloseable {
   }
 
   /**
-   * Whether the value is a locator of a hash as long as the key's: then {@link #head} holds its
-   * run's key and {@link #hopRow} the key's row there.
-   */
-  private boolean followsLocator(final KeyBuffer key) {
-    final int keyHashLen = key.length - HolderLayout.KEY_PARTITION_BYTES;
-    if (view.getByte(RunLayout.TAG_OFFSET) != RunLayout.LOCATOR_TAG
-        || view.capacity() - RunLayout.LOCATOR_HASH_OFFSET != keyHashLen) {
-      return false;
-    }
-    hopRow = view.getByte(RunLayout.LOCATOR_ROW_OFFSET) & 0xFF;
-    System.arraycopy(key.bytes, 0, head.bytes, 0, HolderLayout.KEY_PARTITION_BYTES);
-    view.getBytes(
-        RunLayout.LOCATOR_HASH_OFFSET, head.bytes, HolderLayout.KEY_PARTITION_BYTES, keyHashLen);
-    head.length = key.length;
-    return true;
-  }
-
-  /**
-   * Whether the value (of the locator's head key) is a run whose row {@link #hopRow} still has the
+   * Whether the value (of a candidate's run key) is a run whose row {@link #hopRow} still has the
    * key's hash: then parsed, at that row. False when the writer moved the block meanwhile.
    */
   private boolean locatedRun(final KeyBuffer key) {
@@ -137,14 +158,14 @@ public final class RunCursor implements AutoCloseable {
   // In-place visit state (visit -> Chronicle's getUsing -> RunValueReader -> inPlace).
   private RunVisitor visitor;
   private KeyBuffer visitKey;
-  private boolean hop; // inPlace found a locator: head holds the run's key, hopRow the row
+  private boolean hop; // inPlace reads a candidate's run: head holds its key, hopRow the row
   private boolean visited;
 
   /**
    * Reads the run that holds {@code key} in place and runs {@code v} on it while it is open (under
    * the entry's segment read lock); returns false, without running {@code v}, if the key is not
-   * stored. Follows a locator as {@link #open} does. The fast read: Chronicle's {@code getUsing}
-   * path ({@link RunValueReader}), or a query context for a store that cannot ({@link
+   * stored. Finds the run as {@link #open} does. The fast read: Chronicle's {@code getUsing} path
+   * ({@link RunValueReader}), or a query context for a store that cannot ({@link
    * RunStore#readsInPlace()}). Allocation-free once the key's length has been met.
    */
   public boolean visit(final RunStore store, final KeyBuffer key, final RunVisitor v) {
@@ -163,18 +184,26 @@ public final class RunCursor implements AutoCloseable {
     visitor = v;
     visitKey = key;
     try {
+      visited = false;
       for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
         hop = false;
-        visited = false;
-        if (store.map.getUsing(key.exact(), RunValueReader.IN_PLACE) == null || visited) {
-          return visited;
-        }
-        if (!hop) {
-          return false; // neither a run nor a locator of this key's hash length
-        }
-        // hop: inPlace now reads the locator's run
-        if (store.map.getUsing(head.exact(), RunValueReader.IN_PLACE) != null && visited) {
+        if (store.map.getUsing(key.exact(), RunValueReader.IN_PLACE) != null && visited) {
           return true;
+        }
+        hop = true;
+        boolean stale = false;
+        for (probe.start(store.directory.table(), store.directory.fingerprint(key));
+            probe.next(); ) {
+          if (candidate(store, key)) {
+            store.map.getUsing(head.exact(), RunValueReader.IN_PLACE);
+            if (visited) {
+              return true;
+            }
+          }
+          stale = true;
+        }
+        if (!stale) {
+          return false;
         }
       }
       return false;
@@ -188,7 +217,7 @@ public final class RunCursor implements AutoCloseable {
 
   /**
    * Called by {@link RunValueReader} under the entry's lock during {@link #visit}: the value of the
-   * key asked for (a run, or a locator to follow), or of the run a locator named.
+   * key asked for, or of the run a directory candidate named.
    */
   void inPlace(final long address, final long size) {
     final RunVisitor v = visitor;
@@ -200,16 +229,14 @@ public final class RunCursor implements AutoCloseable {
     if (hop ? locatedRun(key) : openedRun(key)) {
       visited = true;
       v.visit(this);
-    } else if (!hop) {
-      hop = followsLocator(key);
     }
   }
 
   private boolean enter(
-      final RunStore store,
+      final ChronicleMap<byte[], byte[]> map,
       final net.openhft.chronicle.bytes.BytesStore<?, byte[]> key,
       final int length) {
-    ctx = store.map.queryContext(key, 0, length);
+    ctx = map.queryContext(key, 0, length);
     final MapEntry<byte[], byte[]> e = ctx.entry();
     if (e == null) {
       close();

@@ -1,18 +1,18 @@
 package io.inferencecache.engine.internal;
 
 import net.openhft.chronicle.bytes.BytesStore;
-import net.openhft.chronicle.bytes.RandomDataInput;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 
 /**
- * The writer's Chronicle operations on a {@link RunStore}'s map, one entry at a time: a run image's
- * pieces and locators written as entries ({@link RunLayout}), entries removed, and an entry read
- * back as the location of a key or as a run image. Owns the encode and decode buffers. Writer
- * thread only; a write that finds the map full throws {@link IllegalStateException} and leaves the
- * entry as it was.
+ * The writer's operations on a {@link RunStore}'s map and {@link RunDirectory}, one entry at a
+ * time: a run image's pieces written as entries ({@link RunLayout}), entries removed, a key's
+ * location read from the directory (checked against the run it names), a run read back as an image
+ * with its run id bound, and each row's directory entry set. Owns the encode and decode buffers.
+ * Writer thread only; a write that finds the map full throws {@link IllegalStateException} and
+ * leaves the entry as it was.
  */
 final class RunEntries {
   /** {@link #locateOrClaim} outcome: the key is not stored. */
@@ -21,7 +21,7 @@ final class RunEntries {
   /** {@link #locateOrClaim} outcome: the key is stored; its location is read. */
   static final int FOUND = 1;
 
-  /** {@link #locateOrClaim} outcome: the key was absent and now has its locator. */
+  /** {@link #locateOrClaim} outcome: the key was absent and now has its directory entry. */
   static final int CLAIMED = 2;
 
   final ChronicleMap<byte[], byte[]> map;
@@ -34,16 +34,18 @@ final class RunEntries {
   private byte[] out = new byte[4096];
   private BytesStore<?, byte[]> outStore = BytesStore.wrap(out);
   private byte[] in = new byte[4096];
-  private final byte[] locValue =
-      new byte[RunLayout.LOCATOR_HASH_OFFSET + HolderLayout.MAX_HASH_BYTES];
-  private final BytesStore<?, byte[]> locStore = BytesStore.wrap(locValue);
+  final RunDirectory directory;
+  private final BlockDirectory.Probe probe = new BlockDirectory.Probe();
+  private final RunCursor check = new RunCursor();
+  private int lastFp; // the fingerprint readLocation() last computed
 
   // The value put() replaces while it inserts a larger one (restored if the insert is refused).
   private byte[] prev = new byte[4096];
   private BytesStore<?, byte[]> prevStore = BytesStore.wrap(prev);
 
-  RunEntries(final ChronicleMap<byte[], byte[]> map) {
+  RunEntries(final ChronicleMap<byte[], byte[]> map, final RunDirectory directory) {
     this.map = map;
+    this.directory = directory;
   }
 
   /** The run key the last successful {@link #readLocation} found. */
@@ -59,53 +61,114 @@ final class RunEntries {
   // ---------------------------------------------------------------------------------------------
   // Reads
 
-  /** Reads where {@code key} is: sets {@link #location()} and {@link #locationRow()}. */
+  /**
+   * Reads where {@code key} is: sets {@link #location()} and {@link #locationRow()}. Asks the
+   * directory first, so a key that is not stored costs no Chronicle probe (unless its fingerprint
+   * has a candidate, which is then checked against the run it names).
+   */
   boolean readLocation(final KeyBuffer key) {
-    try (ExternalMapQueryContext<byte[], byte[], ?> c =
-        map.queryContext(key.store, 0, key.length)) {
-      final MapEntry<byte[], byte[]> e = c.entry();
-      return e != null && readLocation(e, key);
+    final int p = KeyBuffer.partitionOf(key.bytes);
+    lastFp = directory.fingerprint(key);
+    final BlockDirectory.Probe pr = probe.start(directory.table(), lastFp);
+    boolean headChecked = false;
+    while (pr.next()) {
+      final int v = pr.value();
+      if (v == RunDirectory.HEAD) {
+        if (!headChecked && isRun(key)) {
+          loc.setRaw(key.bytes, key.length);
+          locRow = 0;
+          return true;
+        }
+        headChecked = true;
+        continue;
+      }
+      final int row = RunDirectory.rowOf(v);
+      if (directory.headKey(RunDirectory.runOf(v), p, key.length, loc)
+          && check.openAt(map, loc, row, key)) {
+        check.close();
+        locRow = row;
+        return true;
+      }
     }
+    return false;
   }
 
-  /** {@link #readLocation(KeyBuffer)} of the entry {@code e} stored under {@code key}. */
-  boolean readLocation(final MapEntry<byte[], byte[]> e, final KeyBuffer key) {
-    final Data<byte[]> v = e.value();
-    final RandomDataInput b = v.bytes();
-    final long o = v.offset();
-    if (v.size() < RunLayout.LOCATOR_HASH_OFFSET) {
-      return false;
-    }
-    final byte tag = b.readByte(o);
-    if (tag == RunLayout.RUN_TAG) {
+  /**
+   * {@link #readLocation}, trying the key as a run key of the map first: for a key that is most
+   * likely a run's first block (where a re-reported chain starts), one Chronicle read as before and
+   * no directory probe.
+   */
+  boolean readLocationRunFirst(final KeyBuffer key) {
+    if (isRun(key)) {
       loc.setRaw(key.bytes, key.length);
       locRow = 0;
       return true;
     }
-    if (tag != RunLayout.LOCATOR_TAG || v.size() < RunLayout.LOCATOR_HASH_OFFSET) {
-      return false;
-    }
-    locRow = b.readByte(o + RunLayout.LOCATOR_ROW_OFFSET) & 0xFF;
-    final int hl = (int) v.size() - RunLayout.LOCATOR_HASH_OFFSET;
-    if (hl > HolderLayout.MAX_HASH_BYTES) {
-      return false;
-    }
-    System.arraycopy(key.bytes, 0, loc.bytes, 0, HolderLayout.KEY_PARTITION_BYTES);
-    b.read(o + RunLayout.LOCATOR_HASH_OFFSET, loc.bytes, HolderLayout.KEY_PARTITION_BYTES, hl);
-    loc.length = HolderLayout.KEY_PARTITION_BYTES + hl;
-    return true;
+    return readLocation(key);
   }
 
-  /** Decodes the run stored under {@code head} into {@code into}; false if there is none. */
+  /** Whether {@code key} is the key of a run in the map. */
+  private boolean isRun(final KeyBuffer key) {
+    try (ExternalMapQueryContext<byte[], byte[], ?> c =
+        map.queryContext(key.store, 0, key.length)) {
+      final MapEntry<byte[], byte[]> e = c.entry();
+      return e != null && isRun(e.value());
+    }
+  }
+
+  static boolean isRun(final Data<byte[]> v) {
+    return v.size() >= RunLayout.UNIT_HEADER_BYTES
+        && v.bytes().readByte(v.offset()) == RunLayout.RUN_TAG;
+  }
+
+  /**
+   * Sets {@code m}'s run id and the directory values of its later rows from the directory (after a
+   * decode): the id is the one whose entry for row 1's key names row 1 and this run's first key.
+   */
+  void bindRun(final RunImage m) {
+    m.runId = RunDirectory.NO_RUN;
+    if (m.rows <= 1) {
+      return;
+    }
+    m.rowKey(1, wk);
+    final int keyLength = wk.length;
+    final BlockDirectory.Probe pr = probe.start(directory.table(), directory.fingerprint(wk));
+    while (pr.next()) {
+      final int v = pr.value();
+      if (v == RunDirectory.HEAD || RunDirectory.rowOf(v) != 1) {
+        continue;
+      }
+      if (directory.headKey(RunDirectory.runOf(v), m.partition, keyLength, wk)
+          && m.findRow(wk.bytes, HolderLayout.KEY_PARTITION_BYTES, m.hashLen) == 0) {
+        m.runId = RunDirectory.runOf(v);
+        for (int r = 1; r < m.rows; r++) {
+          m.dirVal[r] = RunDirectory.value(m.runId, r);
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * Decodes the run stored under {@code head} into {@code into}, its run id and directory values
+   * bound; false if there is none.
+   */
   boolean load(final KeyBuffer head, final RunImage into) {
     try (ExternalMapQueryContext<byte[], byte[], ?> c =
         map.queryContext(head.store, 0, head.length)) {
       final MapEntry<byte[], byte[]> e = c.entry();
-      return e != null && decode(e.value(), head, into);
+      if (e == null || !decode(e.value(), head, into)) {
+        return false;
+      }
     }
+    bindRun(into);
+    return true;
   }
 
-  /** Decodes {@code v}, the value stored under {@code head}, into {@code into} if it is a run. */
+  /**
+   * Decodes {@code v}, the value stored under {@code head}, into {@code into} if it is a run (its
+   * run id not bound: scans that only read).
+   */
   boolean decode(final Data<byte[]> v, final KeyBuffer head, final RunImage into) {
     final int size = (int) v.size();
     if (size < RunLayout.UNIT_HEADER_BYTES || v.bytes().readByte(v.offset()) != RunLayout.RUN_TAG) {
@@ -129,28 +192,67 @@ final class RunEntries {
   // Writes
 
   /**
-   * One probe for a key the writer is about to change: {@link #FOUND} (its location read), or
-   * {@link #ABSENT}; with {@code claim}, an absent key gets its locator (the next row of {@code m})
-   * in the same probe and the answer is {@link #CLAIMED}. Until the run itself is stored, readers
-   * following that locator find no such row: the key is absent.
+   * Finds a key the writer is about to change: {@link #FOUND} (its location read), or {@link
+   * #ABSENT}; with {@code claim}, an absent key gets a directory entry as the next row of {@code m}
+   * and the answer is {@link #CLAIMED} (the caller appends the row). Until the run itself is
+   * stored, readers following that entry find no such row: the key is absent. A key that is not
+   * stored costs directory work only. {@link #ABSENT} with {@code claim} when every run id is taken
+   * (the key then starts a run of its own).
    */
   int locateOrClaim(final KeyBuffer key, final boolean claim, final RunImage m) {
-    if (!claim) {
-      return readLocation(key) ? FOUND : ABSENT;
+    if (readLocation(key)) {
+      return FOUND;
     }
-    try (ExternalMapQueryContext<byte[], byte[], ?> c =
-        map.queryContext(key.store, 0, key.length)) {
-      c.updateLock().lock();
-      if (c.entry() != null) {
-        return readLocation(c.entry(), key) ? FOUND : ABSENT;
-      }
-      locValue[RunLayout.TAG_OFFSET] = RunLayout.LOCATOR_TAG;
-      locValue[RunLayout.LOCATOR_ROW_OFFSET] = (byte) m.rows;
-      System.arraycopy(m.hashes, 0, locValue, RunLayout.LOCATOR_HASH_OFFSET, m.hashLen);
-      c.absentEntry()
-          .doInsert(c.wrapValueBytesAsData(locStore, 0, RunLayout.LOCATOR_HASH_OFFSET + m.hashLen));
-      return CLAIMED;
+    if (!claim || !ensureRunId(m)) {
+      return ABSENT;
     }
+    directory.change(lastFp, RunDirectory.NO_ENTRY, RunDirectory.value(m.runId, m.rows));
+    return CLAIMED;
+  }
+
+  /**
+   * Enters {@code key}, a run key of the map the directory lacks, as a {@link RunDirectory#HEAD}.
+   */
+  void repairHead(final KeyBuffer key) {
+    directory.change(directory.fingerprint(key), RunDirectory.NO_ENTRY, RunDirectory.HEAD);
+    loc.setRaw(key.bytes, key.length);
+    locRow = 0;
+  }
+
+  /** Gives {@code m} a run id if it has none; false when every id is taken. */
+  boolean ensureRunId(final RunImage m) {
+    if (m.runId != RunDirectory.NO_RUN) {
+      return true;
+    }
+    m.rowKey(0, wk);
+    m.runId = directory.register(wk);
+    return m.runId != RunDirectory.NO_RUN;
+  }
+
+  /**
+   * A new run id for the run that row {@code row} of {@code m} starts, or {@link
+   * RunDirectory#NO_RUN}.
+   */
+  int registerRun(final RunImage m, final int row) {
+    m.rowKey(row, wk);
+    return directory.register(wk);
+  }
+
+  /** Makes the directory hold {@code value} for row {@code row}'s key ({@code NO_ENTRY}: none). */
+  void setDir(final RunImage m, final int row, final int value) {
+    final int was = m.dirVal[row];
+    if (was == value) {
+      return;
+    }
+    m.rowKey(row, wk);
+    directory.change(directory.fingerprint(wk), was, value);
+    m.dirVal[row] = value;
+  }
+
+  /** Gives {@code m}'s run id back (no entry names it any more). */
+  void releaseRunId(final RunImage m) {
+    directory.release(m.runId);
+    m.runId = RunDirectory.NO_RUN;
   }
 
   /** Inserts all of {@code m} as one run in {@code c}, a context whose key was found absent. */
@@ -174,17 +276,7 @@ final class RunEntries {
     }
   }
 
-  /** Stores row {@code row}'s key as a locator into the run whose first row is {@code headRow}. */
-  void putLocator(final RunImage m, final int row, final int headRow) {
-    locValue[RunLayout.TAG_OFFSET] = RunLayout.LOCATOR_TAG;
-    locValue[RunLayout.LOCATOR_ROW_OFFSET] = (byte) (row - headRow);
-    System.arraycopy(
-        m.hashes, headRow * m.hashLen, locValue, RunLayout.LOCATOR_HASH_OFFSET, m.hashLen);
-    m.rowKey(row, wk);
-    put(wk, locStore, RunLayout.LOCATOR_HASH_OFFSET + m.hashLen);
-  }
-
-  /** Removes the entry of row {@code row}'s key, if any. */
+  /** Removes the map entry of row {@code row}'s key (a run's), if any. */
   void removeRow(final RunImage m, final int row) {
     m.rowKey(row, wk);
     remove(wk);

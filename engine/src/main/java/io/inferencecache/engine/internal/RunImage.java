@@ -16,8 +16,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * The writer's decoded, mutable copy of one run ({@link RunLayout}): the writer loads a run once,
  * applies every change an ingest, an eviction or a sweep makes to it, and stores it once. Row 0's
- * hash is the run's key; {@link #locatedRows} says which rows already have a locator in the map.
- * Single-threaded (the index writer). Grows its arrays as needed and keeps them.
+ * hash is the run's key; {@link #dirVal} says what the {@link RunDirectory} holds for each row's
+ * key. Single-threaded (the index writer). Grows its arrays as needed and keeps them.
  */
 final class RunImage {
   private static final ByteOrder ORDER = ByteOrder.nativeOrder();
@@ -45,8 +45,20 @@ final class RunImage {
   int[] palTier = new int[16];
   private int lastPal = -1;
 
-  /** Rows 1..locatedRows-1 have a locator entry in the map; 1 for a run not yet stored. */
-  int locatedRows;
+  /** The run's id in the {@link RunDirectory} ({@link RunDirectory#NO_RUN}: none yet). */
+  int runId;
+
+  /**
+   * Per row, the value the {@link RunDirectory} holds for the row's key ({@link
+   * RunDirectory#NO_ENTRY}: none yet), so that the writer finds and changes exactly that entry.
+   */
+  int[] dirVal = new int[64];
+
+  /**
+   * Encode without segments ({@link RunLayout#FLAG_SEGMENTS}): a rolled-back run, whose plain
+   * encoding is never larger than what the map held, so its store cannot be refused.
+   */
+  boolean plain;
 
   /** Whether the run's entry exists in the map (it was loaded, not created). */
   boolean stored;
@@ -63,7 +75,7 @@ final class RunImage {
     cols = 0;
     palSize = 0;
     lastPal = -1;
-    locatedRows = 1;
+    runId = RunDirectory.NO_RUN;
     stored = false;
     lastRow = -1;
     Arrays.fill(rowIndex, 0);
@@ -131,7 +143,8 @@ final class RunImage {
       }
       rowCount[i] = n;
     }
-    locatedRows = r;
+    dirVal[0] = RunDirectory.HEAD; // later rows: RunEntries binds the run's id
+    Arrays.fill(dirVal, 1, r, RunDirectory.NO_ENTRY);
     stored = true;
     rebuildRowIndex();
   }
@@ -205,6 +218,7 @@ final class RunImage {
     System.arraycopy(key, off, hashes, r * hashLen, hashLen);
     tokens[r] = tokensOfRow;
     rowCount[r] = 0;
+    dirVal[r] = RunDirectory.NO_ENTRY;
     Arrays.fill(pal, r * cols, (r + 1) * cols, -1);
     Arrays.fill(before, r * cols, (r + 1) * cols, -1);
     rows = r + 1;
@@ -429,7 +443,7 @@ final class RunImage {
       flags |= RunLayout.FLAG_UNIT;
     }
     int segments = 0;
-    if ((flags & RunLayout.FLAG_UNIT) == 0 && n >= RunLayout.SEGMENTS_MIN_ROWS) {
+    if ((flags & RunLayout.FLAG_UNIT) == 0 && n >= RunLayout.SEGMENTS_MIN_ROWS && !plain) {
       flags |= RunLayout.FLAG_SEGMENTS;
       for (int c = 0; c < cols; c++) {
         if (colMap[c] >= 0) {
@@ -547,6 +561,7 @@ final class RunImage {
       final int c = Math.max(n, tokens.length * 2);
       tokens = Arrays.copyOf(tokens, c);
       rowCount = Arrays.copyOf(rowCount, c);
+      dirVal = Arrays.copyOf(dirVal, c);
     }
     if (hashes.length < n * hashLen) {
       hashes = Arrays.copyOf(hashes, Math.max(n * hashLen, hashes.length * 2));

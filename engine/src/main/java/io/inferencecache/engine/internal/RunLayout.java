@@ -1,12 +1,13 @@
 package io.inferencecache.engine.internal;
 
 /**
- * Layout of the v2 prefix index's Chronicle Map entries (see engine/docs/design.md, "Layouts").
+ * Layout of the prefix index's Chronicle Map entries, version 3 (see engine/docs/design.md,
+ * "Layouts").
  *
- * <p>Key (unchanged from v1): {@code partition i32 (big-endian) ‖ hash bytes as sent}. Every stored
- * block hash is exactly one key. The key's value is either a <b>run</b> (the key is the first block
- * of a run) or a <b>locator</b> (the key is a later block of some run). A value's first byte says
- * which ({@link #RUN_TAG}, {@link #LOCATOR_TAG}); the hash length is the key's length minus 4.
+ * <p>Key (unchanged from v1): {@code partition i32 (big-endian) ‖ hash bytes as sent}. The map's
+ * keys are the first blocks of <b>runs</b> ({@link #RUN_TAG}); every other stored block is found
+ * through the {@link RunDirectory} on the heap, which names its run and row. The hash length is the
+ * key's length minus 4.
  *
  * <p>A run is a sequence of consecutive blocks of one ingested chain, stored once however many
  * replicas hold them: the rows are blocks, the columns the run's holders (sorted by replica id), a
@@ -44,24 +45,18 @@ package io.inferencecache.engine.internal;
  * segments, without reading its cells (the cells still carry the LFU slots and are the truth the
  * segments are derived from whenever the run is encoded).
  *
- * <p>A locator ({@code tag ‖ row u8 ‖ hash of the run's first block}) sends a lookup that starts in
- * the middle of a run, or an event naming a block hash, to the run's entry:
+ * <p>Layout 2 also stored a <b>locator</b> entry under every later block of a run ({@code tag ‖ row
+ * u8 ‖ hash of the run's first block}, {@link #LOCATOR_TAG}); a file of layout 2 is migrated on
+ * open by removing them ({@link RunRecovery}), as the directory now holds what they held.
  *
- * <pre>
- *   0     1     2
- *   +-----+-----+------------------------+
- *   | tag | row | first block's hash ... |
- *   +-----+-----+------------------------+
- * </pre>
- *
- * Multi-byte fields are in native byte order (little endian on every supported platform), as in v1;
- * fields after the palette are not aligned (read with unaligned accesses).
+ * <p>Multi-byte fields are in native byte order (little endian on every supported platform), as in
+ * v1; fields after the palette are not aligned (read with unaligned accesses).
  */
 public final class RunLayout {
   /** First byte of a run entry. */
   public static final byte RUN_TAG = (byte) 0xA2;
 
-  /** First byte of a locator entry. */
+  /** First byte of a layout-2 locator entry (removed when such a file is opened). */
   public static final byte LOCATOR_TAG = (byte) 0xB2;
 
   public static final int TAG_OFFSET = 0;
@@ -120,7 +115,10 @@ public final class RunLayout {
   public static final int LOCATOR_ROW_OFFSET = 1;
   public static final int LOCATOR_HASH_OFFSET = 2;
 
-  /** Most blocks in one run (a locator's row is a u8); a longer chain continues in a next run. */
+  /**
+   * Most blocks in one run (a directory entry's row is a u8); a longer chain continues in a next
+   * run.
+   */
   public static final int MAX_ROWS = 256;
 
   /** Most bytes of one run value (cells are capped so palette indexes fit in u16). */

@@ -24,8 +24,8 @@ final class RunMapSizing {
   static final int SIZING_RUN_ROWS = 4;
 
   /**
-   * Chronicle's allocation unit. Entries are a key, a locator (2 B + hash) or a run; 8 B chunks
-   * waste at most 7 B an entry (a locator of an 8-byte hash is exactly 3 chunks).
+   * Chronicle's allocation unit. Entries are a key and a run (or a metadata record); 8 B chunks
+   * waste at most 7 B an entry.
    */
   static final int CHUNK_BYTES = 8;
 
@@ -36,7 +36,7 @@ final class RunMapSizing {
       final double averageHoldersPerKey,
       final boolean checksums) {
     final double holders = Math.max(1.0, averageHoldersPerKey);
-    final long keys = Math.max((long) Math.ceil(entries / holders), 1024);
+    final long keys = expectedKeys(entries, averageHoldersPerKey);
     return ChronicleMapBuilder.of(byte[].class, byte[].class)
         .name(name)
         .entries(keys)
@@ -49,16 +49,22 @@ final class RunMapSizing {
         .valueReaderAndDataAccess(RunValueReader.INSTANCE, new ByteArrayDataAccess());
   }
 
+  /** Block keys expected for {@code entries} holder-blocks: the map's and the directory's hint. */
+  static long expectedKeys(final long entries, final double averageHoldersPerKey) {
+    return Math.max((long) Math.ceil(entries / Math.max(1.0, averageHoldersPerKey)), 1024);
+  }
+
   /**
-   * Value bytes per stored block key, averaged over runs and locators: the block's cells, row
-   * tokens, hash (rows 1..) and locator, plus its share of a run's header, palette entry and holder
-   * ids, for runs of {@link #SIZING_RUN_ROWS} rows.
+   * Value bytes per stored block key, averaged over the runs' rows: the block's cells, row tokens
+   * and hash (rows 1..), plus its share of a run's header, palette entry and holder ids, for runs
+   * of {@link #SIZING_RUN_ROWS} rows. (The map holds one entry per run, not per key, so this hint
+   * with one entry per key leaves room for runs as short as one block.)
    */
   static double averageValueBytes(final double holders, final int hashBytes) {
     final double r = SIZING_RUN_ROWS;
     final double perRun =
         RunLayout.HEADER_BYTES + RunLayout.PALETTE_BYTES + 2 * holders; // u16 holder ids
-    final double laterRows = (r - 1) / r * (hashBytes + RunLayout.LOCATOR_HASH_OFFSET + hashBytes);
+    final double laterRows = (r - 1) / r * hashBytes;
     return RunLayout.CELL_BYTES * holders + 4 + laterRows + perRun / r;
   }
 

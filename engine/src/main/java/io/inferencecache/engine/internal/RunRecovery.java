@@ -10,10 +10,12 @@ import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.map.MapSegmentContext;
 
 /**
- * Makes a reopened {@link RunStore} file consistent (engine/docs/design.md §6): a block left in two
- * runs by a crash in the middle of a split stays only in the split-off run, every locator is
- * rewritten from the runs, a locator no run owns and a malformed entry are removed, and holders the
- * index does not trust are dropped. Writer, at open only; O(entries), allocates.
+ * Makes a reopened {@link RunStore} file consistent (engine/docs/design.md §6) and builds its
+ * {@link RunDirectory}, which is not persisted: a block left in two runs by a crash in the middle
+ * of a split stays only in the split-off run, a malformed entry and a locator entry (layout 2 kept
+ * one per later block; the directory replaces them) are removed, holders the index does not trust
+ * are dropped, and every run's rows are entered in the directory. Writer, at open only; O(entries),
+ * allocates.
  */
 final class RunRecovery {
   private final RunEntries entries;
@@ -29,6 +31,7 @@ final class RunRecovery {
   /** See {@link RunStore#recover}. */
   long recover(final RunStore.CellValidator validator) {
     writer.flush();
+    entries.directory.clear();
     final List<byte[]> heads = new ArrayList<>();
     final List<byte[]> locators = new ArrayList<>();
     final int n = entries.map.segments();
@@ -51,14 +54,21 @@ final class RunRecovery {
               final byte tag = v.size() >= 1 ? v.bytes().readByte(v.offset()) : 0;
               if (tag == RunLayout.RUN_TAG && v.size() >= RunLayout.UNIT_HEADER_BYTES) {
                 heads.add(key);
-              } else if (tag == RunLayout.LOCATOR_TAG
-                  && v.size() >= RunLayout.LOCATOR_HASH_OFFSET) {
+              } else if (tag == RunLayout.LOCATOR_TAG) {
                 locators.add(key);
               } else {
                 e.doRemove();
               }
             });
       }
+    }
+    for (byte[] key : locators) {
+      wk.setRaw(key, key.length);
+      entries.remove(wk);
+    }
+    final Set<ByteBuffer> runKeys = new HashSet<>();
+    for (byte[] head : heads) {
+      runKeys.add(ByteBuffer.wrap(head));
     }
     long dropped = 0;
     final Set<ByteBuffer> owned = new HashSet<>();
@@ -68,16 +78,17 @@ final class RunRecovery {
       if (!writer.load(headKey)) {
         continue;
       }
-      m.locatedRows = 1; // rewrite every locator of the run
-      owned.add(ByteBuffer.wrap(head));
+      // The directory is empty: every row of the run gets its entry when it is stored again.
+      m.runId = RunDirectory.NO_RUN;
+      Arrays.fill(m.dirVal, 0, m.rows, RunDirectory.NO_ENTRY);
       // A split writes its tail (a suffix of the run) as a run of its own before truncating the
       // original: a crash in between leaves the suffix in both places, with the same content. It
-      // stays in the split-off run (its first block is a run key); the locators are rewritten.
+      // stays in the split-off run (its first block is a run key).
       int keep = m.rows;
       for (int r = 1; r < m.rows; r++) {
         m.rowKey(r, wk);
         final ByteBuffer keyOf = ByteBuffer.wrap(Arrays.copyOf(wk.bytes, wk.length));
-        if (owned.contains(keyOf) || pointsElsewhere(wk, head)) {
+        if (owned.contains(keyOf) || runKeys.contains(keyOf)) {
           keep = r;
           break;
         }
@@ -99,20 +110,6 @@ final class RunRecovery {
       }
       writer.flush();
     }
-    for (byte[] key : locators) {
-      wk.setRaw(key, key.length);
-      if (!owned.contains(ByteBuffer.wrap(key))) {
-        entries.remove(wk);
-      }
-    }
     return dropped;
-  }
-
-  /** Whether {@code key}, a later block of run {@code head}, is itself the key of a run. */
-  private boolean pointsElsewhere(final KeyBuffer key, final byte[] head) {
-    final KeyBuffer loc = entries.location();
-    return entries.readLocation(key)
-        && entries.locationRow() == 0
-        && !Arrays.equals(loc.bytes, 0, loc.length, head, 0, head.length);
   }
 }

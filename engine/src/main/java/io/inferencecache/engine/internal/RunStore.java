@@ -9,9 +9,10 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.VanillaChronicleMap;
 
 /**
- * The prefix index proper (layout v2, {@link RunLayout}): one Chronicle Map whose keys are the
- * stored block hashes and whose values are runs (a key that starts a run) or locators (a key inside
- * a run). Off-heap, in memory or in a persisted file.
+ * The prefix index proper (layout v3, {@link RunLayout}): one Chronicle Map whose keys are the
+ * first blocks of runs of consecutive blocks and whose values are the runs, off-heap, in memory or
+ * in a persisted file; and a {@link RunDirectory} on the heap that finds every stored block key
+ * (its run and row), rebuilt from the runs on open.
  *
  * <p><b>Readers</b> ({@link RunCursor}) hold one entry's segment read lock while they walk a run in
  * place (no copy; inside Chronicle's {@code getUsing}, {@link RunValueReader}) and release it
@@ -44,6 +45,13 @@ public final class RunStore implements Closeable {
    * often.
    */
   public static final String MAX_RUN_BYTES_PROP_NAME = "inferencecache.engine.maxRunBytes";
+
+  /**
+   * System property: a mask (hex) applied to every block-directory fingerprint of a store created
+   * after it is set. A test knob: {@code F0000000} leaves 16 fingerprints, so that nearly every
+   * lookup meets colliding candidates and must check them. Default: all bits kept.
+   */
+  public static final String FINGERPRINT_MASK_PROP_NAME = "inferencecache.engine.fingerprintMask";
 
   /**
    * Hears the changes the store could not keep because the map refused to grow, once each, after
@@ -81,6 +89,7 @@ public final class RunStore implements Closeable {
   }
 
   final ChronicleMap<byte[], byte[]> map;
+  final RunDirectory directory;
   private final RefusedRunRollback rollback;
   private final RunWriter writer;
   private final RunScans scans;
@@ -88,12 +97,17 @@ public final class RunStore implements Closeable {
 
   private final boolean inPlace;
 
-  private RunStore(final ChronicleMap<byte[], byte[]> map) {
+  private RunStore(final ChronicleMap<byte[], byte[]> map, final long expectedKeys) {
+    this(map, new RunDirectory(expectedKeys));
+  }
+
+  private RunStore(final ChronicleMap<byte[], byte[]> map, final RunDirectory directory) {
     this.map = map;
+    this.directory = directory;
     this.inPlace =
         map instanceof VanillaChronicleMap
             && ((VanillaChronicleMap<?, ?, ?>) map).valueReader instanceof RunValueReader;
-    final RunEntries entries = new RunEntries(map);
+    final RunEntries entries = new RunEntries(map, directory);
     this.rollback = new RefusedRunRollback(entries);
     this.writer = new RunWriter(entries, rollback, RunMapSizing.maxRunBytes(map));
     this.scans = new RunScans(entries, writer);
@@ -102,7 +116,14 @@ public final class RunStore implements Closeable {
 
   /** A store over a map already built with {@link RunMapSizing#builder} (the perf floor's). */
   static RunStore over(final ChronicleMap<byte[], byte[]> map) {
-    return new RunStore(map);
+    return new RunStore(map, 1024);
+  }
+
+  /** An in-memory store whose directory gives out at most {@code maxRunIds} run ids (tests). */
+  static RunStore inMemoryWithRunIds(final String name, final long entries, final int maxRunIds) {
+    return new RunStore(
+        RunMapSizing.builder(name, entries, 8, 1.0, false).create(),
+        new RunDirectory(RunMapSizing.expectedKeys(entries, 1.0), maxRunIds));
   }
 
   /** An in-memory (off-heap, no file) store. */
@@ -112,8 +133,8 @@ public final class RunStore implements Closeable {
       final int averageHashBytes,
       final double averageHoldersPerKey) {
     return new RunStore(
-        RunMapSizing.builder(name, entries, averageHashBytes, averageHoldersPerKey, false)
-            .create());
+        RunMapSizing.builder(name, entries, averageHashBytes, averageHoldersPerKey, false).create(),
+        RunMapSizing.expectedKeys(entries, averageHoldersPerKey));
   }
 
   /** A store persisted to {@code file}; {@code recover} opens it in Chronicle's recovery mode. */
@@ -130,7 +151,9 @@ public final class RunStore implements Closeable {
     final ChronicleMapBuilder<byte[], byte[]> b =
         RunMapSizing.builder(
             "inference-cache-prefixes", entries, averageHashBytes, averageHoldersPerKey, true);
-    return new RunStore(recover ? b.recoverPersistedTo(file, true) : b.createPersistedTo(file));
+    return new RunStore(
+        recover ? b.recoverPersistedTo(file, true) : b.createPersistedTo(file),
+        RunMapSizing.expectedKeys(entries, averageHoldersPerKey));
   }
 
   /**
@@ -147,9 +170,32 @@ public final class RunStore implements Closeable {
     rollback.sink(sink);
   }
 
-  /** Chronicle entries (runs, locators and metadata records). */
+  /** Chronicle entries (runs and metadata records). */
   public long entries() {
     return map.longSize();
+  }
+
+  /** Stored block keys (the directory's entries: every block of every run). */
+  public long blockKeys() {
+    return directory.keys();
+  }
+
+  /** Runs of more than one block (those with a run id). */
+  public long multiBlockRuns() {
+    return directory.runIds();
+  }
+
+  /**
+   * Heap bytes of the block directory ({@link RunDirectory}: its table of 8-byte slots and the run
+   * ids' first keys), allocated: part of the index's footprint besides {@link #offHeapBytes()}.
+   */
+  public long directoryBytes() {
+    return directory.bytes();
+  }
+
+  /** Bytes of {@link #directoryBytes()} the stored keys and run ids use. */
+  public long directoryUsedBytes() {
+    return directory.usedBytes();
   }
 
   /** Off-heap bytes the map occupies (allocated: segment tiers sized from the hints). */
@@ -273,10 +319,10 @@ public final class RunStore implements Closeable {
   }
 
   /**
-   * Makes a reopened file consistent: every block key belongs to exactly one run (a block left in
-   * two runs by a crash mid-split stays only where its locator points), every locator leads to its
-   * block, holders {@code validator} rejects are dropped. O(entries), allocates; open only. Returns
-   * the number of holders dropped.
+   * Makes a reopened file consistent and builds the directory: every block key belongs to exactly
+   * one run (a block left in two runs by a crash mid-split stays in the split-off run), layout 2's
+   * locator entries are removed, holders {@code validator} rejects are dropped. O(entries),
+   * allocates; open only. Returns the number of holders dropped.
    */
   public long recover(final CellValidator validator) {
     return recovery.recover(validator);

@@ -8,10 +8,11 @@ import net.openhft.chronicle.map.MapEntry;
  * The writer's side of a {@link RunStore}: upserts and removals applied to a decoded {@link
  * RunImage} of the run they change (engine/docs/design.md §3). Changes to the same run (a whole
  * chain's upserts, several evictions) are applied to the image and stored once, when the writer
- * moves to another run or calls {@link #flush()}. A store writes a split-off tail before its
- * locators and truncates the original last, so a concurrent reader always finds every block that
- * exists before and after the change (possibly in both places, with identical content). One thread
- * at a time (the index's writer).
+ * moves to another run or calls {@link #flush()}. A store writes a split-off tail, then points its
+ * blocks' directory entries at it, and truncates the original last, so a concurrent reader always
+ * finds every block that exists before and after the change (possibly in both places, with
+ * identical content). A new block costs directory work only; a run costs one Chronicle operation
+ * when it starts and one when it is stored. One thread at a time (the index's writer).
  */
 final class RunWriter {
   private static final int STARTED = 3; // probeOrStartRun: the image is a new run of the key
@@ -29,11 +30,14 @@ final class RunWriter {
   private boolean clean;
 
   /**
-   * The query context (update lock held) in which the probe found a new run's first key absent: the
-   * run is inserted in that same context once its first cell is set, so a key that starts a run
-   * costs one Chronicle operation, like a key appended to a run (its locator's claim).
+   * The query context (update lock held) in which a new run's first key is inserted once its first
+   * cell is set, so that a key that starts a run costs one Chronicle operation.
    */
   private ExternalMapQueryContext<byte[], byte[], ?> headInsert;
+
+  // Run ids taken for the split-off tails of the image being stored (given back if it is refused).
+  private int[] pieceIds = new int[8];
+  private int pieceCount;
 
   RunWriter(final RunEntries entries, final RefusedRunRollback rollback, final int maxRunBytes) {
     this.entries = entries;
@@ -78,8 +82,9 @@ final class RunWriter {
       refresh.forget();
       return 0; // a block of the run being changed: the general path changes the image
     }
-    if (!entries.readLocation(key)) {
+    if (!entries.readLocationRunFirst(key)) {
       if (!open && refresh.reopenEnded(m, tokens, replica, lastSeen, tier)) {
+        entries.bindRun(m);
         open = true;
         clean = false;
       }
@@ -134,7 +139,7 @@ final class RunWriter {
       final RunImage m = img;
       entries.insertRun(c, m);
       m.stored = true;
-      m.locatedRows = m.rows;
+      entries.setDir(m, 0, RunDirectory.HEAD);
       clean = true;
     } catch (IllegalStateException full) {
       // The map refused to grow: the run stays unstored; flush() retries and reports the drop.
@@ -197,11 +202,15 @@ final class RunWriter {
       return;
     }
     final RunImage m = img;
-    final int located = m.locatedRows;
     try {
       writeImage(m);
     } catch (IllegalStateException full) {
-      rollback.refused(m, located);
+      rollback.refused(m);
+      for (int i = 0; i < pieceCount; i++) {
+        entries.directory.release(pieceIds[i]);
+      }
+    } finally {
+      pieceCount = 0;
     }
   }
 
@@ -216,41 +225,106 @@ final class RunWriter {
     return true;
   }
 
+  /**
+   * Stores the image: its split-off tails first (each tail's run, then its rows' directory entries:
+   * its first key a {@link RunDirectory#HEAD}, the others its new run id), the first piece last, so
+   * a concurrent reader finds every block before and after; then no entries for rows trimmed away.
+   * A piece the map refuses (its segment is full) is stored as two halves, each under its own first
+   * key and so in its own segment, down to single rows; only a refused single row throws (the
+   * caller then rolls back).
+   */
   private void writeImage(final RunImage m) {
     final int live = m.liveRows();
     if (live == 0) {
       if (m.stored) {
         entries.removeRow(m, 0);
-        for (int r = 1; r < m.locatedRows; r++) {
-          entries.removeRow(m, r);
-        }
+        m.stored = false;
       }
+      for (int r = 0; r < m.rows; r++) {
+        entries.setDir(m, r, RunDirectory.NO_ENTRY);
+      }
+      entries.releaseRunId(m);
       return;
     }
     final int per = m.rowsPerPiece(maxRunBytes);
-    final int first = Math.min(live, per);
+    // With no run id left, the run keeps its first row and the rest go as one-row runs (no id).
+    final int first = Math.min(live, per) > 1 && !entries.ensureRunId(m) ? 1 : Math.min(live, per);
     int lastStart = first;
     while (lastStart + per < live) {
       lastStart += per;
     }
-    // Split-off tails first (their run entries, then their locators), the first piece last.
     for (int s = lastStart; s >= first && s < live; s -= per) {
-      final int end = Math.min(live, s + per);
+      storeTail(m, s, Math.min(live, s + per));
+    }
+    final int headEnd = storeHead(m, first);
+    for (int r = live; r < m.rows; r++) {
+      entries.setDir(m, r, RunDirectory.NO_ENTRY);
+    }
+    if (headEnd == 1) {
+      entries.releaseRunId(m);
+    }
+  }
+
+  /**
+   * Stores rows {@code [s, end)} as a run of their own (a new run id), halving it if the map
+   * refuses it, and as one-row runs (which need no id) if no run id is left.
+   */
+  private void storeTail(final RunImage m, final int s, final int end) {
+    int id = RunDirectory.NO_RUN;
+    if (end - s > 1) {
+      id = entries.registerRun(m, s);
+      if (id == RunDirectory.NO_RUN) {
+        for (int r = end - 1; r >= s; r--) {
+          storeTail(m, r, r + 1);
+        }
+        return;
+      }
+    }
+    try {
       entries.putRun(m, s, end);
-      for (int r = s + 1; r < end; r++) {
-        entries.putLocator(m, r, s);
+    } catch (IllegalStateException full) {
+      entries.directory.release(id);
+      if (end - s == 1) {
+        throw full;
       }
-      if (s == first) {
-        break;
+      final int mid = s + (end - s) / 2;
+      storeTail(m, mid, end);
+      storeTail(m, s, mid);
+      return;
+    }
+    if (id != RunDirectory.NO_RUN) {
+      if (pieceCount == pieceIds.length) {
+        pieceIds = java.util.Arrays.copyOf(pieceIds, pieceCount * 2);
       }
+      pieceIds[pieceCount++] = id;
     }
-    entries.putRun(m, 0, first);
-    for (int r = Math.max(1, m.locatedRows); r < first; r++) {
-      entries.putLocator(m, r, 0);
+    entries.setDir(m, s, RunDirectory.HEAD);
+    for (int r = s + 1; r < end; r++) {
+      entries.setDir(m, r, RunDirectory.value(id, r - s));
     }
-    for (int r = Math.max(live, 1); r < m.locatedRows; r++) {
-      entries.removeRow(m, r);
+  }
+
+  /**
+   * Stores rows {@code [0, end)} under the run's own key, the later half as a tail first if the map
+   * refuses them; returns how many rows the run's own entry kept.
+   */
+  private int storeHead(final RunImage m, final int end) {
+    try {
+      entries.putRun(m, 0, end);
+    } catch (IllegalStateException full) {
+      if (end == 1) {
+        throw full;
+      }
+      final int mid = end / 2;
+      storeTail(m, mid, end);
+      return storeHead(m, mid);
     }
+    m.stored = true;
+    entries.setDir(m, 0, RunDirectory.HEAD);
+    for (int r = 1; r < end; r++) {
+      entries.setDir(m, r, RunDirectory.value(m.runId, r));
+    }
+    return end;
   }
 
   /**
@@ -296,8 +370,7 @@ final class RunWriter {
         }
         m.lastRow = lastRow;
       }
-      // A locator that does not lead to its block: drop it and treat the key as absent.
-      entries.remove(key);
+      // Not reached: the location was checked against its run just before.
       return create ? startRun(key, p, len) : -1;
     }
     if (!create) {
@@ -305,7 +378,7 @@ final class RunWriter {
     }
     if (where == RunEntries.CLAIMED) {
       final int r = m.appendRow(key.bytes, HolderLayout.KEY_PARTITION_BYTES, 0);
-      m.locatedRows = m.rows;
+      m.dirVal[r] = RunDirectory.value(m.runId, r);
       clean = false;
       return r;
     }
@@ -321,13 +394,16 @@ final class RunWriter {
   }
 
   /**
-   * For a key that cannot extend the open run: stores the open run, then probes the key with the
-   * update lock; {@link RunEntries#FOUND} (its location read, the lock released), or {@link
-   * #STARTED}: the image is a new run of this one key and {@link #headInsert} keeps the context for
-   * its insert.
+   * For a key that cannot extend the open run: stores the open run, then looks the key up (in the
+   * directory: no Chronicle probe for a new key); {@link RunEntries#FOUND} (its location read), or
+   * {@link #STARTED}: the image is a new run of this one key and {@link #headInsert} keeps the
+   * context (update lock held, the key absent) for its insert.
    */
   private int probeOrStartRun(final KeyBuffer key, final int p, final int len) {
     flush();
+    if (entries.readLocation(key)) {
+      return RunEntries.FOUND;
+    }
     final ExternalMapQueryContext<byte[], byte[], ?> c =
         entries.map.queryContext(key.store, 0, key.length);
     boolean keep = false;
@@ -335,7 +411,13 @@ final class RunWriter {
       c.updateLock().lock();
       final MapEntry<byte[], byte[]> e = c.entry();
       if (e != null) {
-        return entries.readLocation(e, key) ? RunEntries.FOUND : RunEntries.ABSENT;
+        // Not reached while the directory holds every run key. A run it lacks is entered (and
+        // found); anything else under a block key is no run and is removed.
+        if (RunEntries.isRun(e.value())) {
+          entries.repairHead(key);
+          return RunEntries.FOUND;
+        }
+        e.doRemove();
       }
       startRun(key, p, len);
       headInsert = c;

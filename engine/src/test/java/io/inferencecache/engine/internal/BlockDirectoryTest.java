@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link BlockDirectory}: candidates per fingerprint, growth, removal by shifts, lock-free readers.
@@ -46,9 +48,11 @@ class BlockDirectoryTest {
    * replaced, and the table grows from its smallest size: every fingerprint yields exactly its
    * values.
    */
-  @Test
-  void everyFingerprintYieldsExactlyItsEntriesThroughGrowthAndRemovals() {
-    final BlockDirectory d = new BlockDirectory(1);
+  @ParameterizedTest
+  @ValueSource(longs = {1L, 13L}) // 16 slots, and 19: a capacity that is not a power of two
+  void everyFingerprintYieldsExactlyItsEntriesThroughGrowthAndRemovals(final long expected) {
+    final BlockDirectory d = new BlockDirectory(expected);
+    assertThat(d.capacity()).isEqualTo(expected == 1L ? 16 : 19);
     final Map<Integer, List<Integer>> model = new HashMap<>();
     final List<long[]> entries = new ArrayList<>(); // {fp, value}
     final SplittableRandom rnd = new SplittableRandom(5);

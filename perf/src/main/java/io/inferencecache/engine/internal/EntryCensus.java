@@ -12,9 +12,10 @@ import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 
 /**
  * Where a {@link RunStore}'s used bytes go, by structure: every Chronicle entry's key, size
- * prefixes and chunk rounding (the per-entry overhead), the hash-lookup slots, and the values by
- * section ({@link RunLayout}: locators; a run's header, cells, palette, row tokens, holder ids and
- * hashes). Walks every entry; for measurements only.
+ * prefixes and chunk rounding (the per-entry overhead), the hash-lookup slots, the values by
+ * section ({@link RunLayout}: a run's header, cells, palette, row tokens, holder ids and hashes;
+ * locators in a layout-2 file not yet migrated), and the block directory on the heap (a slot per
+ * block key, a first key per run id). Walks every entry; for measurements only.
  */
 public final class EntryCensus {
   public long runs;
@@ -43,6 +44,14 @@ public final class EntryCensus {
   /** The runs' segment indexes and segments ({@link RunLayout#FLAG_SEGMENTS}). */
   public long segmentBytes;
 
+  /**
+   * Block directory: one 8-byte slot per stored block key (the heap table, {@code RunDirectory}).
+   */
+  public long directorySlotBytes;
+
+  /** Block directory: each run id's first key. */
+  public long runIdBytes;
+
   /** Values that are neither runs nor locators (metadata records). */
   public long otherValueBytes;
 
@@ -69,6 +78,8 @@ public final class EntryCensus {
           c.count(v.bytes(), v.offset(), (int) vs, (int) ks - HolderLayout.KEY_PARTITION_BYTES);
         });
     c.slotBytes = store.map.longSize() * h.tierHashLookupSlotSize;
+    c.directorySlotBytes = store.blockKeys() * Long.BYTES;
+    c.runIdBytes = store.directoryUsedBytes() - c.directorySlotBytes;
     return c;
   }
 
@@ -116,7 +127,10 @@ public final class EntryCensus {
     return bytes;
   }
 
-  /** The entries' bytes: chunks (key, prefixes, value, slack) and their hash-lookup slots. */
+  /**
+   * The entries' bytes: chunks (key, prefixes, value, slack) and their hash-lookup slots, and the
+   * block directory's used slots and run ids.
+   */
   public long usedBytes() {
     return keyBytes
         + sizePrefixBytes
@@ -130,13 +144,15 @@ public final class EntryCensus {
         + holderBytes
         + hashBytes
         + segmentBytes
-        + otherValueBytes;
+        + otherValueBytes
+        + directorySlotBytes
+        + runIdBytes;
   }
 
   /**
    * Bytes per holder-block by structure: {@code holderBlocks} divides each part; {@code
-   * counterBytes} (the LFU counters) and {@code allocatedBytes} (what the map and arena allocated:
-   * the rest is reported as unused) complete the picture.
+   * counterBytes} (the LFU counters) and {@code allocatedBytes} (what the map, the arena and the
+   * block directory allocated: the rest is reported as unused) complete the picture.
    */
   public Map<String, Double> perHolderBlock(
       final long holderBlocks, final long counterBytes, final long allocatedBytes) {
@@ -155,6 +171,8 @@ public final class EntryCensus {
     m.put("rowHashes", hashBytes / d);
     m.put("segments", segmentBytes / d);
     m.put("otherValues", otherValueBytes / d);
+    m.put("directorySlots", directorySlotBytes / d);
+    m.put("runIds", runIdBytes / d);
     m.put("lfuCounters", counterBytes / d);
     m.put("used", (usedBytes() + counterBytes) / d);
     m.put("allocatedUnused", (allocatedBytes - usedBytes() - counterBytes) / d);

@@ -128,7 +128,7 @@ final class EngineTarget implements RouteTarget {
 
   @Override
   public long offHeapBytes() {
-    return index.offHeapBytes();
+    return index.footprintBytes();
   }
 
   @Override

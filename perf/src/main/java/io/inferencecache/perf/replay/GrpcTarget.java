@@ -308,7 +308,7 @@ final class GrpcTarget implements RouteTarget {
 
   @Override
   public long offHeapBytes() {
-    return index == null ? -1 : index.offHeapBytes();
+    return index == null ? -1 : index.footprintBytes();
   }
 
   @Override

@@ -251,7 +251,7 @@ final class ReplicatedTarget implements RouteTarget {
 
   @Override
   public long offHeapBytes() {
-    return indexes.get(0).offHeapBytes();
+    return indexes.get(0).footprintBytes();
   }
 
   @Override

@@ -66,7 +66,11 @@ interface RouteTarget extends AutoCloseable {
     return false;
   }
 
-  /** Off-heap bytes of the index, or -1 when the index is not in this JVM. */
+  /**
+   * Allocated bytes of the index ({@code CacheIndex.footprintBytes()}: the off-heap map and
+   * counters and the heap block directory; reported as {@code offHeapBytes}), or -1 when the index
+   * is not in this JVM.
+   */
   long offHeapBytes();
 
   /** Storage entries (holder-blocks) of the index, or -1 when not in this JVM. */

@@ -106,7 +106,7 @@ final class RouterTarget implements RouteTarget {
 
   @Override
   public long offHeapBytes() {
-    return index.offHeapBytes();
+    return index.footprintBytes();
   }
 
   @Override

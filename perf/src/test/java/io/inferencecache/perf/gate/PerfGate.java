@@ -52,8 +52,9 @@ import java.util.function.Consumer;
  *       lookup (exact, {@code ThreadMXBean#getCurrentThreadAllocatedBytes} over {@value
  *       #ALLOC_LOOKUPS} warm lookups). Must stay 0 (below 1 B a lookup on average: any per-call
  *       allocation is at least 16 B; the slack absorbs a rare deoptimization).
- *   <li>{@code engine.bytesPerHolderBlock.pinned} / {@code .single}: {@code offHeapBytes() ÷
- *       totalEntries()} of a fixed config filled with a fixed workload (exact, deterministic).
+ *   <li>{@code engine.bytesPerHolderBlock.pinned} / {@code .single}: {@code footprintBytes() ÷
+ *       totalEntries()} (off-heap map and counters, heap block directory) of a fixed config filled
+ *       with a fixed workload (exact, deterministic).
  *   <li>{@code replay.hitRate.vsRoundRobin}: {@link TraceReplay} (engine mode, deterministic) on
  *       the first {@value #REPLAY_REQUESTS} requests of the Mooncake conversation trace, 8 replicas
  *       of {@value #REPLAY_CAPACITY} blocks: prefix hit rate of hint routing ÷ that of round-robin.
@@ -557,7 +558,10 @@ public final class PerfGate {
     return least;
   }
 
-  /** offHeapBytes() ÷ totalEntries() of a fresh index of {@code config} filled with {@code w}. */
+  /**
+   * footprintBytes() (off-heap map and counters, heap block directory) ÷ totalEntries() of a fresh
+   * index of {@code config} filled with {@code w}.
+   */
   static double bytesPerHolderBlock(final IndexConfig config, final Workload w) {
     try (CacheIndex index = CacheIndex.open(config)) {
       w.forEachUpdate(index::ingest);
@@ -565,7 +569,7 @@ public final class PerfGate {
         throw new IllegalStateException(
             w.name() + ": " + index.totalEntries() + " entries, expected " + w.holderBlocks());
       }
-      return (double) index.offHeapBytes() / index.totalEntries();
+      return (double) index.footprintBytes() / index.totalEntries();
     }
   }
 

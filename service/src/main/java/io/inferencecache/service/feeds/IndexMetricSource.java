@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.LongAdder;
  *       <td>storage entries, reserved tenant excluded (bound only)</td></tr>
  *   <tr><td>{@value #OFF_HEAP_BYTES}</td><td>gauge</td><td></td>
  *       <td>off-heap bytes of the prefix map and LFU counters (bound only)</td></tr>
+ *   <tr><td>{@value #DIRECTORY_HEAP_BYTES}</td><td>gauge</td><td></td>
+ *       <td>heap bytes of the index's block directory, allocated (bound only)</td></tr>
  *   <tr><td>{@value #REJECTED_HASHES}</td><td>counter</td><td></td>
  *       <td>hashes the index refused as too long (bound only; over gRPC such entries are dropped
  * before, by {@code IngestRules})</td></tr>
@@ -43,6 +45,7 @@ public final class IndexMetricSource implements IndexListener, MetricSource {
   public static final String TENANT_EVICTIONS = "inferencecache_tenant_evictions_total";
   public static final String STORAGE_ENTRIES = "inferencecache_index_storage_entries";
   public static final String OFF_HEAP_BYTES = "inferencecache_index_off_heap_bytes";
+  public static final String DIRECTORY_HEAP_BYTES = "inferencecache_index_directory_heap_bytes";
   public static final String REJECTED_HASHES = "inferencecache_index_rejected_hashes_total";
   public static final String DROPPED_FULL = "inferencecache_index_dropped_full_total";
 
@@ -100,6 +103,7 @@ public final class IndexMetricSource implements IndexListener, MetricSource {
           MetricSample.gauge(STORAGE_ENTRIES, Map.of(), ix.totalEntries() - ix.reservedEntries()));
       try {
         out.add(MetricSample.gauge(OFF_HEAP_BYTES, Map.of(), ix.offHeapBytes()));
+        out.add(MetricSample.gauge(DIRECTORY_HEAP_BYTES, Map.of(), ix.directoryBytes()));
       } catch (RuntimeException closed) {
         // the index is closing: leave the gauge out of this tick
       }

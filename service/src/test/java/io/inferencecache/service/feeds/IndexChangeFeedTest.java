@@ -338,7 +338,8 @@ class IndexChangeFeedTest {
         .contains(
             IndexMetricSource.INDEX_ENTRIES,
             IndexMetricSource.STORAGE_ENTRIES,
-            IndexMetricSource.OFF_HEAP_BYTES);
+            IndexMetricSource.OFF_HEAP_BYTES,
+            IndexMetricSource.DIRECTORY_HEAP_BYTES);
   }
 
   @Test
