@@ -60,6 +60,7 @@ public final class RunCursor implements AutoCloseable {
    * stored. On true, {@link #row()} is the key's row and the caller must {@link #close()}.
    */
   public boolean open(final RunStore store, final KeyBuffer key) {
+    final int fp = store.directory.fingerprint(key);
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (enter(store.map, key.store, key.length)) {
         if (openedRun(key)) {
@@ -68,7 +69,7 @@ public final class RunCursor implements AutoCloseable {
         close();
       }
       boolean stale = false;
-      for (probe.start(store.directory.table(), store.directory.fingerprint(key)); probe.next(); ) {
+      for (probe.start(store.directory.table(), fp); probe.next(); ) {
         if (candidate(store, key) && openAt(store.map, head, hopRow, key)) {
           return true;
         }
@@ -185,15 +186,18 @@ public final class RunCursor implements AutoCloseable {
     visitKey = key;
     try {
       visited = false;
+      int fp = 0; // computed once the map has said no
       for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
         hop = false;
         if (store.map.getUsing(key.exact(), RunValueReader.IN_PLACE) != null && visited) {
           return true;
         }
         hop = true;
+        if (fp == 0) {
+          fp = store.directory.fingerprint(key);
+        }
         boolean stale = false;
-        for (probe.start(store.directory.table(), store.directory.fingerprint(key));
-            probe.next(); ) {
+        for (probe.start(store.directory.table(), fp); probe.next(); ) {
           if (candidate(store, key)) {
             store.map.getUsing(head.exact(), RunValueReader.IN_PLACE);
             if (visited) {

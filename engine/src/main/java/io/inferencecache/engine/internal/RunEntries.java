@@ -93,20 +93,6 @@ final class RunEntries {
     return false;
   }
 
-  /**
-   * {@link #readLocation}, trying the key as a run key of the map first: for a key that is most
-   * likely a run's first block (where a re-reported chain starts), one Chronicle read as before and
-   * no directory probe.
-   */
-  boolean readLocationRunFirst(final KeyBuffer key) {
-    if (isRun(key)) {
-      loc.setRaw(key.bytes, key.length);
-      locRow = 0;
-      return true;
-    }
-    return readLocation(key);
-  }
-
   /** Whether {@code key} is the key of a run in the map. */
   private boolean isRun(final KeyBuffer key) {
     try (ExternalMapQueryContext<byte[], byte[], ?> c =

@@ -82,7 +82,7 @@ final class RunWriter {
       refresh.forget();
       return 0; // a block of the run being changed: the general path changes the image
     }
-    if (!entries.readLocationRunFirst(key)) {
+    if (!entries.readLocation(key)) {
       if (!open && refresh.reopenEnded(m, tokens, replica, lastSeen, tier)) {
         entries.bindRun(m);
         open = true;
