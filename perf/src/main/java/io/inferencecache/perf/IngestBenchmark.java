@@ -1,7 +1,6 @@
 package io.inferencecache.perf;
 
 import io.inferencecache.engine.IndexConfig;
-import io.inferencecache.engine.IngestPrefix;
 import io.inferencecache.engine.IngestUpdate;
 import java.util.ArrayList;
 import java.util.List;
@@ -256,15 +255,7 @@ public class IngestBenchmark {
     for (int b = 0; b < BLOCKS; b++) {
       Workload.putLongBe(hashes.get(b), SyntheticChains.mix64(~(base + b)));
     }
-    return new IngestUpdate(
-        replicas[r],
-        Workload.MODEL,
-        Workload.TENANT,
-        Workload.SCHEME,
-        0,
-        "",
-        List.of(IngestPrefix.chain(hashes, counts, 0)),
-        null);
+    return Workload.chainUpdate(replicas[r], hashes, counts);
   }
 
   @Benchmark

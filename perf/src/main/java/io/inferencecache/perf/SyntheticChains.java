@@ -1,6 +1,5 @@
 package io.inferencecache.perf;
 
-import io.inferencecache.engine.IngestPrefix;
 import io.inferencecache.engine.IngestUpdate;
 import io.inferencecache.engine.LookupRequest;
 import java.util.ArrayList;
@@ -149,15 +148,7 @@ public final class SyntheticChains implements Workload {
 
   private IngestUpdate update(
       final int c, final int replica, final List<byte[]> hashes, final int[] counts) {
-    return new IngestUpdate(
-        replicaNames[replica],
-        MODEL,
-        TENANT,
-        SCHEME,
-        0,
-        "",
-        List.of(IngestPrefix.chain(hashes, counts, 0)),
-        null);
+    return Workload.chainUpdate(replicaNames[replica], hashes, counts);
   }
 
   /** The block hashes of chain {@code c}. */
@@ -234,7 +225,7 @@ public final class SyntheticChains implements Workload {
   }
 
   /** The splitmix64 finalizer: a bijection on 64-bit values. */
-  static long mix64(final long v) {
+  public static long mix64(final long v) {
     long z = v;
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;

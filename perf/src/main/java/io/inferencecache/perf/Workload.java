@@ -1,7 +1,9 @@
 package io.inferencecache.perf;
 
+import io.inferencecache.engine.IngestPrefix;
 import io.inferencecache.engine.IngestUpdate;
 import io.inferencecache.engine.LookupRequest;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -39,6 +41,23 @@ public interface Workload {
 
   /** Fills {@code q} (reset first) with lookup chain {@code i} ({@code 0 <= i < lookups()}). */
   void fillLookup(int i, LookupRequest q);
+
+  /**
+   * An update in this scope, timestamp 0 and no adapter, reporting one chain of {@code hashes} with
+   * {@code counts} tokens a block (tier 0) held by {@code replica}.
+   */
+  static IngestUpdate chainUpdate(
+      final String replica, final List<byte[]> hashes, final int[] counts) {
+    return new IngestUpdate(
+        replica,
+        MODEL,
+        TENANT,
+        SCHEME,
+        0,
+        "",
+        List.of(IngestPrefix.chain(hashes, counts, 0)),
+        null);
+  }
 
   /** Writes {@code v} as 8 big-endian bytes into {@code dst[0..8)}. */
   static void putLongBe(final byte[] dst, final long v) {

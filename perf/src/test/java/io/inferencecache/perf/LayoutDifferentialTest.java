@@ -334,6 +334,7 @@ class LayoutDifferentialTest {
     } finally {
       side.close();
       System.clearProperty(RunStore.MAX_RUN_BYTES_PROP_NAME);
+      System.clearProperty(RunStore.FINGERPRINT_MASK_PROP_NAME);
     }
   }
 

@@ -158,7 +158,15 @@ final class RunRefresh {
       }
       n++;
     }
-    if (n == 0 || references(cells, rows * cols, entry) != n) {
+    final int refs =
+        (flags & RunLayout.FLAG_SEGMENTS) != 0
+            ? referencesBySegments(
+                RunLayout.segmentIndexOffset(rows, cols, palette, flags, hashLen),
+                cols,
+                rows,
+                entry)
+            : references(cells, rows * cols, entry);
+    if (n == 0 || refs != n) {
       return 0;
     }
     for (int q = 0; q < palette; q++) {
@@ -218,6 +226,35 @@ final class RunRefresh {
     for (int i = 0, at = cells + CELL_PALETTE_OFFSET; i < count; i++, at += CELL_BYTES) {
       if (view.getShort(at, ORDER) == stored) {
         refs++;
+      }
+    }
+    return refs;
+  }
+
+  /**
+   * As {@link #references}, counted from the run's column segments (the stored run's size was
+   * checked against them): each segment naming {@code entry} covers its rows up to the column's
+   * next segment, or to the run's end. A 64 × 16 run has 16 segments against 1,024 cells.
+   */
+  private int referencesBySegments(
+      final int index, final int cols, final int rows, final int entry) {
+    final int stored = entry + 1;
+    final int list = index + (cols + 1) * 2;
+    final int count = view.getShort(index + cols * 2, ORDER) & 0xFFFF; // sized into the run
+    int refs = 0;
+    for (int c = 0; c < cols; c++) {
+      final int end = Math.min(count, view.getShort(index + (c + 1) * 2, ORDER) & 0xFFFF);
+      for (int s = view.getShort(index + c * 2, ORDER) & 0xFFFF; s < end; s++) {
+        final int at = list + s * RunLayout.SEGMENT_BYTES;
+        if ((view.getShort(at + RunLayout.SEGMENT_REF_OFFSET, ORDER) & 0xFFFF) == stored) {
+          final int to =
+              s + 1 < end
+                  ? view.getShort(
+                          at + RunLayout.SEGMENT_BYTES + RunLayout.SEGMENT_ROW_OFFSET, ORDER)
+                      & 0xFFFF
+                  : rows;
+          refs += to - (view.getShort(at + RunLayout.SEGMENT_ROW_OFFSET, ORDER) & 0xFFFF);
+        }
       }
     }
     return refs;

@@ -7,9 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.CacheIndexV1;
 import io.inferencecache.engine.IndexConfig;
-import io.inferencecache.engine.IngestUpdate;
-import io.inferencecache.engine.LookupRequest;
-import io.inferencecache.engine.LookupResult;
 import io.inferencecache.perf.SyntheticChains;
 import io.inferencecache.perf.Workload;
 import io.inferencecache.perf.replay.ReplayOptions;
@@ -25,8 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
-import java.util.function.Consumer;
 
 /**
  * The CI perf regression gate: a few key figures measured in one short run, each compared with its
@@ -48,6 +43,8 @@ import java.util.function.Consumer;
  *       updates), measured in the same rounds. Both sides are Chronicle probes and memory walks, so
  *       a busy machine moves them alike: far steadier than the ratios to the reference loop. Lower
  *       is better.
+ *   <li>{@code engine.ingestNewKeys.vsV1}: ns per block upsert of chains never seen before, engine
+ *       ÷ v1, in interleaved rounds of their own ({@link NewKeyIngest}). Lower is better.
  *   <li>{@code engine.lookup.allocatedBytesPerLookup}: bytes the calling thread allocates per
  *       lookup (exact, {@code ThreadMXBean#getCurrentThreadAllocatedBytes} over {@value
  *       #ALLOC_LOOKUPS} warm lookups). Must stay 0 (below 1 B a lookup on average: any per-call
@@ -77,12 +74,12 @@ public final class PerfGate {
   static final int ALLOC_LOOKUPS = 20_000;
   static final int REPLAY_REQUESTS = 4_000;
   static final int REPLAY_CAPACITY = 1_024;
-  private static final int TABLE_SLOTS = 1 << 19; // 4 MiB of longs
 
   public static final String LOOKUP = "engine.lookup.vsReference";
   public static final String INGEST = "engine.ingest.vsReference";
   public static final String LOOKUP_V1 = "engine.lookup.vsV1";
   public static final String INGEST_V1 = "engine.ingest.vsV1";
+  public static final String INGEST_NEW_V1 = "engine.ingestNewKeys.vsV1";
   public static final String ALLOC = "engine.lookup.allocatedBytesPerLookup";
   public static final String BYTES_PINNED = "engine.bytesPerHolderBlock.pinned";
   public static final String BYTES_SINGLE = "engine.bytesPerHolderBlock.single";
@@ -110,6 +107,7 @@ public final class PerfGate {
     // Against v1 in the same rounds: both sides slow down together under load (see the README).
     DEFAULTS.put(LOOKUP_V1, new Object[] {Kind.UPPER_RELATIVE, 0.5, "ratio"});
     DEFAULTS.put(INGEST_V1, new Object[] {Kind.UPPER_RELATIVE, 0.5, "ratio"});
+    DEFAULTS.put(INGEST_NEW_V1, new Object[] {Kind.UPPER_RELATIVE, 0.5, "ratio"});
     DEFAULTS.put(ALLOC, new Object[] {Kind.UPPER_ABSOLUTE, 0.99, "B/lookup"});
     DEFAULTS.put(BYTES_PINNED, new Object[] {Kind.UPPER_RELATIVE, 0.01, "B"});
     DEFAULTS.put(BYTES_SINGLE, new Object[] {Kind.UPPER_RELATIVE, 0.01, "B"});
@@ -266,157 +264,6 @@ public final class PerfGate {
 
   // -----------------------------------------------------------------------------------------------
   // Measurements
-
-  /** One index's lookup into a reused result. */
-  @FunctionalInterface
-  interface Lookup {
-    void lookupRoute(LookupRequest request, LookupResult result);
-  }
-
-  /**
-   * The pinned-shape indexes (the engine and {@link CacheIndexV1}, filled alike) and the pre-filled
-   * requests and updates of the timing figures.
-   */
-  static final class EngineFixture implements AutoCloseable {
-    final SyntheticChains shape = SyntheticChains.pinned(CHAINS);
-    final CacheIndex index;
-    final CacheIndexV1 v1;
-    private final Lookup engineLookup;
-    private final Lookup v1Lookup;
-    private final Consumer<IngestUpdate> engineIngest;
-    private final Consumer<IngestUpdate> v1Ingest;
-    final LookupRequest[] requests = new LookupRequest[CHAINS];
-    final int[] order = new int[LOOKUPS_PER_BATCH];
-    final List<IngestUpdate> refresh = new ArrayList<>();
-    final LookupResult result = new LookupResult();
-    final long[] table = new long[TABLE_SLOTS];
-    long sink;
-    Object objectSink;
-
-    EngineFixture() {
-      final IndexConfig config =
-          new IndexConfig()
-              .maxEntries(shape.holderBlocks())
-              .averageHashBytes(8)
-              .averageHoldersPerKey(SyntheticChains.PINNED_HOLDERS);
-      index = CacheIndex.open(config);
-      v1 = CacheIndexV1.open(config);
-      engineLookup = index::lookupRoute;
-      v1Lookup = v1::lookupRoute;
-      engineIngest = index::ingest;
-      v1Ingest = v1::ingest;
-      shape.forEachUpdate(engineIngest);
-      shape.forEachUpdate(v1Ingest);
-      if (index.totalEntries() != shape.holderBlocks()
-          || v1.totalEntries() != shape.holderBlocks()) {
-        throw new IllegalStateException(
-            "fixture holds "
-                + index.totalEntries()
-                + " (v1: "
-                + v1.totalEntries()
-                + ") entries, not "
-                + shape.holderBlocks());
-      }
-      for (int c = 0; c < CHAINS; c++) {
-        requests[c] = new LookupRequest();
-        shape.fillLookup(c, requests[c]);
-      }
-      final SplittableRandom rnd = new SplittableRandom(7);
-      for (int i = 0; i < order.length; i++) {
-        order[i] = rnd.nextInt(CHAINS);
-      }
-      for (int i = 0; i < UPDATES_PER_BATCH * 4; i++) {
-        final int c = rnd.nextInt(CHAINS);
-        final int[] holders = shape.holdersOf(c);
-        refresh.add(shape.update(c, holders[rnd.nextInt(holders.length)]));
-      }
-      for (int i = 0; i < table.length; i++) {
-        table[i] = mix64(i);
-      }
-    }
-
-    /** Nanoseconds for {@link #LOOKUPS_PER_BATCH} timed engine lookups (with the switches). */
-    long lookupBatch(final Settings s) {
-      return lookups(engineLookup, s.extraLookups, s.allocate);
-    }
-
-    /** Nanoseconds for the same {@link #LOOKUPS_PER_BATCH} lookups on v1 (no switches). */
-    long lookupBatchV1() {
-      return lookups(v1Lookup, 0, false);
-    }
-
-    private long lookups(final Lookup target, final int extra, final boolean allocate) {
-      final long t0 = cpuNanos();
-      long acc = 0;
-      for (int i = 0; i < order.length; i++) {
-        final LookupRequest q = requests[order[i]];
-        for (int e = 0; e <= extra; e++) {
-          target.lookupRoute(q, result);
-        }
-        acc += result.size();
-        if (allocate) {
-          objectSink = new long[4];
-        }
-      }
-      final long took = cpuNanos() - t0;
-      sink += acc;
-      if (acc != (long) order.length * SyntheticChains.PINNED_HOLDERS) {
-        throw new IllegalStateException("lookups did not find every holder: " + acc);
-      }
-      return took;
-    }
-
-    /** Nanoseconds for {@link #UPDATES_PER_BATCH} refresh updates (64 block upserts each). */
-    long ingestBatch(final int batch) {
-      return refreshes(engineIngest, batch);
-    }
-
-    /** The same refresh updates on v1. */
-    long ingestBatchV1(final int batch) {
-      return refreshes(v1Ingest, batch);
-    }
-
-    private long refreshes(final Consumer<IngestUpdate> target, final int batch) {
-      final int from = (batch % 4) * UPDATES_PER_BATCH;
-      final long t0 = cpuNanos();
-      for (int i = from; i < from + UPDATES_PER_BATCH; i++) {
-        target.accept(refresh.get(i));
-      }
-      return cpuNanos() - t0;
-    }
-
-    /** Nanoseconds for {@link #REFERENCE_ITERATIONS} iterations of the reference loop. */
-    long referenceBatch() {
-      final long t0 = cpuNanos();
-      sink += reference(table, REFERENCE_ITERATIONS);
-      return cpuNanos() - t0;
-    }
-
-    @Override
-    public void close() {
-      index.close();
-      v1.close();
-    }
-  }
-
-  /** The fixed reference work: splitmix64 steps and reads at pseudo-random table slots. */
-  static long reference(final long[] table, final int iterations) {
-    final int mask = table.length - 1;
-    long x = 0x9E3779B97F4A7C15L;
-    long acc = 0;
-    for (int i = 0; i < iterations; i++) {
-      x = mix64(x + i);
-      acc += table[(int) x & mask];
-    }
-    return acc;
-  }
-
-  static long mix64(final long v) {
-    long z = v;
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return z ^ (z >>> 31);
-  }
 
   /**
    * The medians over rounds of the timing figures, the spread (max ÷ min over rounds) of each, and
@@ -625,6 +472,10 @@ public final class PerfGate {
     try (EngineFixture f = new EngineFixture()) {
       out.addAll(timingFigures(timingRatios(f, s), s, baseline, true));
       out.add(allocationFigure(f, s, baseline));
+    }
+    try (NewKeyIngest n = new NewKeyIngest()) {
+      final NewKeyIngest.Result r = n.measure(s);
+      out.add(baseline.figure(INGEST_NEW_V1, r.ratio(), NewKeyIngest.detail(r, s.rounds)));
     }
     out.add(baseline.figure(BYTES_PINNED, bytesPinned(), CHAINS + " chains x 64 x 16, hint 16"));
     out.add(baseline.figure(BYTES_SINGLE, bytesSingle(), "131,072 keys x 1 holder, hint 1"));
