@@ -32,6 +32,14 @@ final class Ingester {
   private final IndexListener listener;
   private final Evictor evictor;
   private final KeyBuffer wkey = new KeyBuffer();
+
+  /**
+   * Blocks of a chain whose directory slots are read in one go before they are upserted ({@link
+   * RunStore#prefetch}): enough misses to overlap, few enough to stay in the L1 cache.
+   */
+  static final int PREFETCH_BLOCKS = 32;
+
+  private final KeyBuffer pkey = new KeyBuffer(); // the prefetch's scratch
   // A chain's cumulative token counts (block j: the sum of its counts up to j), reused.
   private int[] cumulative = new int[64];
 
@@ -174,12 +182,17 @@ final class Ingester {
       // A refresh per run is tried where the chain starts and where the last one ended; once the
       // store declines, the rest of the chain is upserted block by block.
       boolean perRun = true;
+      int prefetched = 0;
       for (int j = 0; j < n; ) {
         final int refreshed = perRun ? refreshInPlace(p, store, hashes, j, replica, ts, tier) : 0;
         if (refreshed > 0) {
           j += refreshed;
         } else {
           perRun = false;
+          if (j >= prefetched) {
+            prefetched = Math.min(n, j + PREFETCH_BLOCKS);
+            store.prefetch(pkey, p.id(), hashes, j, prefetched);
+          }
           upsert(p, hashes.get(j), replica, cumulative[j], ts, tier);
           j++;
         }

@@ -225,6 +225,36 @@ public final class RunStore implements Closeable {
   // ---------------------------------------------------------------------------------------------
   // Writer (RunWriter)
 
+  /**
+   * Brings the directory slots of blocks {@code hashes[from, to)} of partition {@code partition}
+   * into the cache before they are upserted one by one, so their misses overlap ({@code scratch} is
+   * overwritten). Changes nothing. Writer only.
+   */
+  public void prefetch(
+      final KeyBuffer scratch,
+      final int partition,
+      final java.util.List<byte[]> hashes,
+      final int from,
+      final int to) {
+    if (prefetchFps.length < to - from) {
+      prefetchFps = new int[Math.max(to - from, 2 * prefetchFps.length)];
+    }
+    int n = 0;
+    for (int j = from; j < to; j++) {
+      final byte[] h = hashes.get(j);
+      if (h != null && scratch.set(partition, h, 0, h.length)) {
+        prefetchFps[n++] = directory.fingerprint(scratch);
+      }
+    }
+    prefetchSink = directory.table().touch(prefetchFps, n);
+  }
+
+  private int[] prefetchFps = new int[64];
+
+  // Keeps the prefetching reads from being optimized away.
+  @SuppressWarnings("unused")
+  private long prefetchSink;
+
   /** The next upsert starts a new chain: a new block is not appended to the last one's run. */
   public void chainStart() {
     writer.chainStart();

@@ -140,6 +140,37 @@ class BlockDirectoryTest {
   }
 
   @Test
+  void readingAheadReturnsTheHomeSlotsAndChangesNothing() {
+    final BlockDirectory d = new BlockDirectory(100);
+    final int[] fps = new int[100];
+    for (int i = 0; i < fps.length; i++) {
+      fps[i] = 0x0100_0000 * (i + 1) + 7;
+      d.insert(fps[i], i);
+    }
+    final int capacity = d.capacity();
+    final List<List<Integer>> before = new ArrayList<>();
+    long expected = 0;
+    for (int fp : fps) {
+      before.add(candidates(d, fp));
+    }
+    final int[] absent = {0x7ABC_0001, 0x1234_5678, 0x0F00_0000};
+    // the read-ahead folds the words it read; with nothing else in the table it is their XOR
+    final BlockDirectory empty = new BlockDirectory(100);
+    assertThat(empty.touch(absent, absent.length)).isZero();
+    assertThat(d.touch(fps, 0)).isZero();
+    for (int fp : absent) {
+      expected ^= d.touch(new int[] {fp}, 1);
+    }
+    assertThat(d.touch(absent, absent.length)).isEqualTo(expected);
+    assertThat(d.touch(fps, fps.length)).isNotZero(); // their home slots hold entries
+    assertThat(d.size()).isEqualTo(fps.length);
+    assertThat(d.capacity()).isEqualTo(capacity);
+    for (int i = 0; i < fps.length; i++) {
+      assertThat(candidates(d, fps[i])).isEqualTo(before.get(i));
+    }
+  }
+
+  @Test
   void fingerprintIsDeterministicNeverZeroAndDependsOnEveryByte() {
     final byte[] key = new byte[12];
     final int fp = BlockDirectory.fingerprint(key, key.length);
