@@ -9,15 +9,18 @@
 #   perf/profile.sh NAME 'IngestBenchmark' -p impl=offheap -p mode=newKeys
 #   perf/profile.sh single 'SingleHolderLookupBenchmark' -p impl=offheap
 #
-# Everything after NAME is passed to JMH (defaults: -f 1 -wi 3 -w 2s -i 3 -r 3s, put first so later
-# options override them). Environment: SKIP_BUILD=1 (use the existing benchmarks.jar), JAR=path (profile
-# another build's benchmarks jar, e.g. an older commit's, with SKIP_BUILD=1), MVN_OFFLINE=1,
-# INTERVAL_NS (sampling interval, default 200000), EVENT (cpu, or itimer where perf events are closed).
+# Everything after NAME is passed to JMH, after JMH_DEFAULTS (default "-f 1 -wi 3 -w 2s -i 3 -r 3s";
+# JMH refuses an option given twice, so to choose iterations or forks set JMH_DEFAULTS="" and pass them
+# all). Environment: SKIP_BUILD=1 (use the existing benchmarks.jar), JAR=path (profile another build's
+# benchmarks jar, e.g. an older commit's, with SKIP_BUILD=1), MVN_OFFLINE=1, MAVEN_REPO (the local
+# repository, default ~/.m2/repository), INTERVAL_NS (sampling interval, default 200000), EVENT (cpu, or
+# itimer where perf events are closed).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 NAME=${1:?usage: perf/profile.sh NAME BENCHMARK_REGEX [JMH options]}
+: "${2:?usage: perf/profile.sh NAME BENCHMARK_REGEX [JMH options]}"
 shift
 JAR=${JAR:-$ROOT/perf/target/benchmarks.jar}
 if [[ -z "${SKIP_BUILD:-}" ]]; then
@@ -31,22 +34,29 @@ if [[ ! -f "$AP_JAR" ]]; then
 fi
 LIB_DIR="$ROOT/perf/target/async-profiler"
 mkdir -p "$LIB_DIR"
-(cd "$LIB_DIR" && jar xf "$AP_JAR" linux-x64/libasyncProfiler.so)
-LIB="$LIB_DIR/linux-x64/libasyncProfiler.so"
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) PLATFORM=linux-x64 ;;
+  Linux-aarch64) PLATFORM=linux-arm64 ;;
+  Darwin-*) PLATFORM=macos ;;
+  *) echo "async-profiler $VERSION has no library for $(uname -sm)" >&2; exit 2 ;;
+esac
+(cd "$LIB_DIR" && jar xf "$AP_JAR" "$PLATFORM/libasyncProfiler.so")
+LIB="$LIB_DIR/$PLATFORM/libasyncProfiler.so"
 
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT="$ROOT/perf/target/profiles/$STAMP-$NAME"
 REPORT="$ROOT/perf/results/profile-$STAMP-$NAME.txt"
 mkdir -p "$OUT"
 PROF="async:libPath=$LIB;event=${EVENT:-cpu};interval=${INTERVAL_NS:-200000};output=text,collapsed,flamegraph;dir=$OUT"
-java -jar "$JAR" -f 1 -wi 3 -w 2s -i 3 -r 3s "$@" -prof "$PROF" | tee "$OUT/jmh.txt"
+# shellcheck disable=SC2086 # JMH_DEFAULTS is a list of options
+java -jar "$JAR" ${JMH_DEFAULTS--f 1 -wi 3 -w 2s -i 3 -r 3s} "$@" -prof "$PROF" | tee "$OUT/jmh.txt"
 {
   echo "# perf/profile.sh $NAME $*  ($(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
   grep -E '^(Benchmark|[A-Za-z]+Benchmark\.)' "$OUT/jmh.txt" || true
 } > "$REPORT"
 # Per benchmark: the samples inside the measured method only (JMH's *_jmhStub frame; setup and
 # teardown excluded), by self frame and by inclusive engine / Chronicle frame, in top.txt.
-for csv in $(find "$OUT" -name 'collapsed-cpu.csv' | sort); do
+find "$OUT" -name 'collapsed-*.csv' -print0 | sort -z | while IFS= read -r -d '' csv; do
   awk '
     index($0, "_jmhStub") {
       n = $NF; line = $0; sub(/ [0-9]+$/, "", line)

@@ -191,7 +191,9 @@ final class Ingester {
           perRun = false;
           if (j >= prefetched) {
             prefetched = Math.min(n, j + PREFETCH_BLOCKS);
-            store.prefetch(pkey, p.id(), hashes, j, prefetched);
+            if (prefetched - j > 1) { // one block alone has no miss to overlap
+              store.prefetch(pkey, p.id(), hashes, j, prefetched);
+            }
           }
           upsert(p, hashes.get(j), replica, cumulative[j], ts, tier);
           j++;

@@ -158,6 +158,9 @@ final class RunRefresh {
       }
       n++;
     }
+    if (n == 0) {
+      return 0;
+    }
     final int refs =
         (flags & RunLayout.FLAG_SEGMENTS) != 0
             ? referencesBySegments(
@@ -166,7 +169,7 @@ final class RunRefresh {
                 rows,
                 entry)
             : references(cells, rows * cols, entry);
-    if (n == 0 || refs != n) {
+    if (refs != n) {
       return 0;
     }
     for (int q = 0; q < palette; q++) {
