@@ -60,13 +60,16 @@ public final class RunCursor implements AutoCloseable {
    * stored. On true, {@link #row()} is the key's row and the caller must {@link #close()}.
    */
   public boolean open(final RunStore store, final KeyBuffer key) {
-    final int fp = store.directory.fingerprint(key);
+    int fp = 0; // computed once the map has said no, as in visit
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (enter(store.map, key.store, key.length)) {
         if (openedRun(key)) {
           return true;
         }
         close();
+      }
+      if (fp == 0) {
+        fp = store.directory.fingerprint(key);
       }
       boolean stale = false;
       for (probe.start(store.directory.table(), fp); probe.next(); ) {
