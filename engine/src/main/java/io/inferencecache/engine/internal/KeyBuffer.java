@@ -44,7 +44,8 @@ public final class KeyBuffer {
     length = len;
   }
 
-  private void putPartition(final int partition) {
+  /** Writes {@code partition} as the key's first 4 bytes (big-endian); the length is unchanged. */
+  void putPartition(final int partition) {
     bytes[0] = (byte) (partition >>> 24);
     bytes[1] = (byte) (partition >>> 16);
     bytes[2] = (byte) (partition >>> 8);

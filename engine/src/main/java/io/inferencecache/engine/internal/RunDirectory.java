@@ -162,10 +162,7 @@ final class RunDirectory {
       if (h.other[runId] != null) {
         return false; // a first key of another length
       }
-      b[0] = (byte) (partition >>> 24);
-      b[1] = (byte) (partition >>> 16);
-      b[2] = (byte) (partition >>> 8);
-      b[3] = (byte) partition;
+      into.putPartition(partition);
       LONG_AT.set(b, HolderLayout.KEY_PARTITION_BYTES, h.hash8[runId]);
     } else {
       final byte[] k = h.other[runId];
@@ -174,10 +171,7 @@ final class RunDirectory {
       }
       System.arraycopy(k, 0, b, 0, keyLength);
       // the partition checked above, not the copied one: the id may be reused meanwhile
-      b[0] = (byte) (partition >>> 24);
-      b[1] = (byte) (partition >>> 16);
-      b[2] = (byte) (partition >>> 8);
-      b[3] = (byte) partition;
+      into.putPartition(partition);
     }
     into.length = keyLength;
     return true;

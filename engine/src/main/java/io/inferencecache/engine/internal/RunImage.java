@@ -321,10 +321,7 @@ final class RunImage {
 
   /** Writes row {@code row}'s map key (partition id, then the row's hash) into {@code k}. */
   void rowKey(final int row, final KeyBuffer k) {
-    k.bytes[0] = (byte) (partition >>> 24);
-    k.bytes[1] = (byte) (partition >>> 16);
-    k.bytes[2] = (byte) (partition >>> 8);
-    k.bytes[3] = (byte) partition;
+    k.putPartition(partition);
     System.arraycopy(hashes, row * hashLen, k.bytes, HolderLayout.KEY_PARTITION_BYTES, hashLen);
     k.length = HolderLayout.KEY_PARTITION_BYTES + hashLen;
   }
