@@ -9,6 +9,8 @@ import static io.inferencecache.engine.internal.RunLayout.PALETTE_DELTA_OFFSET;
 import static io.inferencecache.engine.internal.RunLayout.PALETTE_SEEN_OFFSET;
 import static io.inferencecache.engine.internal.RunLayout.PALETTE_TIER_OFFSET;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -21,6 +23,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class RunImage {
   private static final ByteOrder ORDER = ByteOrder.nativeOrder();
+  private static final VarHandle WORDS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   int partition;
   int hashLen;
@@ -175,6 +179,10 @@ final class RunImage {
   private int[] rowIndex = new int[128];
 
   private int hashOf(final byte[] key, final int off) {
+    if (hashLen == Long.BYTES) { // the usual hash: one word, one multiply (Fibonacci hashing)
+      final long h = (long) WORDS.get(key, off) * 0x9E37_79B9_7F4A_7C15L;
+      return (int) (h >>> 32);
+    }
     int h = 1;
     for (int i = 0; i < hashLen; i++) {
       h = 31 * h + key[off + i];
