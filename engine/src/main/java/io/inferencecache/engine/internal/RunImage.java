@@ -179,12 +179,23 @@ final class RunImage {
   private int[] rowIndex = new int[128];
 
   private int hashOf(final byte[] key, final int off) {
-    if (hashLen == Long.BYTES) { // the usual hash: one word, one multiply (Fibonacci hashing)
-      final long h = (long) WORDS.get(key, off) * 0x9E37_79B9_7F4A_7C15L;
-      return (int) (h >>> 32);
+    return rowHash(key, off, hashLen);
+  }
+
+  /**
+   * The row index's hash of {@code key[off, off + len)}; the index takes its low bits. An 8-byte
+   * hash is one word: its high half folded into its low half (the product's bits the index keeps
+   * depend only on the word's lower bits, and integer hashes sent big-endian differ in their last
+   * bytes), then one multiply. Other lengths: a loop over the bytes.
+   */
+  static int rowHash(final byte[] key, final int off, final int len) {
+    if (len == Long.BYTES) {
+      long x = (long) WORDS.get(key, off);
+      x ^= x >>> 32;
+      return (int) ((x * 0x9E37_79B9_7F4A_7C15L) >>> 32);
     }
     int h = 1;
-    for (int i = 0; i < hashLen; i++) {
+    for (int i = 0; i < len; i++) {
       h = 31 * h + key[off + i];
     }
     return h ^ (h >>> 16);
@@ -197,6 +208,17 @@ final class RunImage {
       i = (i + 1) & mask;
     }
     rowIndex[i] = row + 1;
+  }
+
+  /** The longest stretch of occupied row-index slots (for tests of the index's spread). */
+  int longestRowCluster() {
+    int longest = 0;
+    int run = 0;
+    for (int i = 0; i < 2 * rowIndex.length; i++) { // twice round: a cluster may wrap
+      run = rowIndex[i % rowIndex.length] != 0 ? run + 1 : 0;
+      longest = Math.max(longest, Math.min(run, rowIndex.length));
+    }
+    return longest;
   }
 
   private void rebuildRowIndex() {
