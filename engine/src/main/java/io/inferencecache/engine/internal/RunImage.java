@@ -9,8 +9,6 @@ import static io.inferencecache.engine.internal.RunLayout.PALETTE_DELTA_OFFSET;
 import static io.inferencecache.engine.internal.RunLayout.PALETTE_SEEN_OFFSET;
 import static io.inferencecache.engine.internal.RunLayout.PALETTE_TIER_OFFSET;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -23,8 +21,6 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class RunImage {
   private static final ByteOrder ORDER = ByteOrder.nativeOrder();
-  private static final VarHandle WORDS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   int partition;
   int hashLen;
@@ -64,6 +60,9 @@ final class RunImage {
    */
   boolean plain;
 
+  /** The rows by hash, for {@link #findRow}. */
+  final RowIndex rowIndex = new RowIndex();
+
   /** Whether the run's entry exists in the map (it was loaded, not created). */
   boolean stored;
 
@@ -82,7 +81,7 @@ final class RunImage {
     runId = RunDirectory.NO_RUN;
     stored = false;
     lastRow = -1;
-    Arrays.fill(rowIndex, 0);
+    rowIndex.clear();
   }
 
   /** Decodes a stored run whose key hash is {@code head[headOff, headOff + hashLen)}. */
@@ -150,7 +149,7 @@ final class RunImage {
     dirVal[0] = RunDirectory.HEAD; // later rows: RunEntries binds the run's id
     Arrays.fill(dirVal, 1, r, RunDirectory.NO_ENTRY);
     stored = true;
-    rebuildRowIndex();
+    rowIndex.rebuild(hashes, hashLen, rows);
   }
 
   /** The row whose hash equals {@code key[off, off + len)}, or -1; tries the row after the last. */
@@ -162,78 +161,7 @@ final class RunImage {
     if (next > 0 && next < rows && rowEquals(next, key, off)) {
       return next;
     }
-    final int mask = rowIndex.length - 1;
-    for (int i = hashOf(key, off) & mask; ; i = (i + 1) & mask) {
-      final int e = rowIndex[i];
-      if (e == 0) {
-        return -1;
-      }
-      if (rowEquals(e - 1, key, off)) {
-        return e - 1;
-      }
-    }
-  }
-
-  // Open-addressing index of the rows by hash (row + 1; 0 = empty), at most half full, so that
-  // findRow is O(1) however long the run: a chain's new blocks are looked up in the image first.
-  private int[] rowIndex = new int[128];
-
-  private int hashOf(final byte[] key, final int off) {
-    return rowHash(key, off, hashLen);
-  }
-
-  /**
-   * The row index's hash of {@code key[off, off + len)}; the index takes its low bits. An 8-byte
-   * hash is one word: its high half folded into its low half (the product's bits the index keeps
-   * depend only on the word's lower bits, and integer hashes sent big-endian differ in their last
-   * bytes), then one multiply. Other lengths: a loop over the bytes.
-   */
-  static int rowHash(final byte[] key, final int off, final int len) {
-    if (len == Long.BYTES) {
-      long x = (long) WORDS.get(key, off);
-      x ^= x >>> 32;
-      return (int) ((x * 0x9E37_79B9_7F4A_7C15L) >>> 32);
-    }
-    int h = 1;
-    for (int i = 0; i < len; i++) {
-      h = 31 * h + key[off + i];
-    }
-    return h ^ (h >>> 16);
-  }
-
-  private void indexRow(final int row) {
-    final int mask = rowIndex.length - 1;
-    int i = hashOf(hashes, row * hashLen) & mask;
-    while (rowIndex[i] != 0) {
-      i = (i + 1) & mask;
-    }
-    rowIndex[i] = row + 1;
-  }
-
-  /** The longest stretch of occupied row-index slots (for tests of the index's spread). */
-  int longestRowCluster() {
-    int longest = 0;
-    int run = 0;
-    for (int i = 0; i < 2 * rowIndex.length; i++) { // twice round: a cluster may wrap
-      run = rowIndex[i % rowIndex.length] != 0 ? run + 1 : 0;
-      longest = Math.max(longest, Math.min(run, rowIndex.length));
-    }
-    return longest;
-  }
-
-  private void rebuildRowIndex() {
-    int n = rowIndex.length;
-    while (n < 2 * rows) {
-      n <<= 1;
-    }
-    if (n != rowIndex.length) {
-      rowIndex = new int[n];
-    } else {
-      Arrays.fill(rowIndex, 0);
-    }
-    for (int r = 0; r < rows; r++) {
-      indexRow(r);
-    }
+    return rowIndex.find(hashes, hashLen, key, off);
   }
 
   private boolean rowEquals(final int row, final byte[] key, final int off) {
@@ -252,11 +180,7 @@ final class RunImage {
     Arrays.fill(pal, r * cols, (r + 1) * cols, -1);
     Arrays.fill(before, r * cols, (r + 1) * cols, -1);
     rows = r + 1;
-    if (2 * rows > rowIndex.length) {
-      rebuildRowIndex();
-    } else {
-      indexRow(r);
-    }
+    rowIndex.added(hashes, hashLen, rows);
     return r;
   }
 

@@ -85,7 +85,9 @@ class RunImageRowIndexTest {
     for (int r = 0; r < ROWS; r++) {
       assertEquals(r, m.findRow(all, r * 8, 8));
     }
-    assertThat(m.longestRowCluster()).as("longest run of occupied index slots").isLessThan(16);
+    assertThat(m.rowIndex.longestCluster())
+        .as("longest run of occupied index slots")
+        .isLessThan(16);
   }
 
   private static byte[] counter(final int i, final int len, final boolean bigEndian) {
@@ -101,7 +103,7 @@ class RunImageRowIndexTest {
       final String family, final int len, final IntFunction<byte[]> hash) {
     final IntHashSet slots = new IntHashSet();
     for (int i = 0; i < ROWS; i++) {
-      slots.add(RunImage.rowHash(hash.apply(i), 0, len) & (2 * ROWS - 1));
+      slots.add(RowIndex.hash(hash.apply(i), 0, len) & (2 * ROWS - 1));
     }
     assertThat(slots.size())
         .as("%s, %d-byte: slots of %d rows", family, len, ROWS)
