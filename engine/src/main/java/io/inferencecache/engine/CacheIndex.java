@@ -13,6 +13,7 @@ import io.inferencecache.engine.internal.TenantModelState;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.slf4j.Logger;
@@ -56,7 +57,7 @@ public final class CacheIndex implements AutoCloseable {
 
   private final IndexConfig config;
   private final EpochNanoClock clock;
-  private final TenantPolicies policies;
+  private final LfuCounters policies;
   private final boolean policiesFromStore;
   private final io.inferencecache.engine.policy.PolicyStore policyStore;
 
@@ -81,12 +82,16 @@ public final class CacheIndex implements AutoCloseable {
     this.clock = config.clock();
     this.policyStore = new io.inferencecache.engine.policy.PolicyStore(dict::intern);
     this.policiesFromStore = config.policies() == TenantPolicies.DEFAULTS;
-    this.policies =
-        policiesFromStore ? new PolicyBackedTenantPolicies(policyStore) : config.policies();
     this.storage = new IndexStorage(config, registry, counts);
+    this.policies =
+        new LfuCounters(
+            policiesFromStore ? new PolicyBackedTenantPolicies(policyStore) : config.policies(),
+            registry,
+            counts,
+            storage);
     final IndexChanges changes = new IndexChanges(registry, counts, storage, config.listener());
     final Evictor evictor = new Evictor(config, policies, registry, counts, storage, changes);
-    this.ingester = new Ingester(config, registry, counts, storage, changes, evictor);
+    this.ingester = new Ingester(config, registry, counts, storage, changes, evictor, policies);
     this.events = new EventApplier(config, registry, counts, storage, changes);
     this.sweeper =
         new TtlSweeper(
@@ -124,6 +129,11 @@ public final class CacheIndex implements AutoCloseable {
     storage.open();
     appliedSequence.load(storage.main());
     ingester.attach();
+    try {
+      policies.sync(); // tenants the configured policies make LFU count from the first lookup
+    } catch (IllegalStateException e) {
+      LOG.error("event=lfu_counters_failed reason=\"{}\": the agent retries", e.getMessage());
+    }
     counts.flushModelGauges(config.listener());
   }
 
@@ -131,7 +141,8 @@ public final class CacheIndex implements AutoCloseable {
   // Lifecycle
 
   /**
-   * Starts the TTL sweeper (an Agrona agent on its own daemon thread) and marks the index ready.
+   * Starts the index's background agents on one daemon thread — the TTL sweeper and the watch for
+   * tenants switched to LFU ({@link #syncLfuCounters()}) — and marks the index ready.
    */
   public synchronized void start() {
     if (closed) {
@@ -145,7 +156,7 @@ public final class CacheIndex implements AutoCloseable {
               new SleepingMillisIdleStrategy(idleMs),
               e -> LOG.error("event=sweep_failed reason=\"{}\"", String.valueOf(e), e),
               null,
-              sweeper);
+              new CompositeAgent(sweeper, policies.agent(writeLock, () -> closed)));
       AgentRunner.startOnThread(
           sweeperRunner,
           r -> {
@@ -414,6 +425,22 @@ public final class CacheIndex implements AutoCloseable {
     return sweeper.sweep();
   }
 
+  /**
+   * Gives an LFU counter to every entry of a tenant whose policy turned to LFU, which makes the
+   * policy take effect (engine/docs/design.md §3): one pass over the index under the writer lock
+   * when such a tenant holds entries without one. The agent started by {@link #start()} does this
+   * within 50 ms of noticing the change; an index that is never started needs this call. Returns
+   * the counters given; throws {@link IllegalStateException} when the counters cannot grow.
+   */
+  public long syncLfuCounters() {
+    writeLock.lock();
+    try {
+      return policies.sync();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Aggregates
 
@@ -447,7 +474,7 @@ public final class CacheIndex implements AutoCloseable {
   public List<String> verifyCounts() {
     writeLock.lock();
     try {
-      return counts.verify(storage.main(), storage.reserved(), storage.arena());
+      return counts.verify(storage.main(), storage.reserved(), storage.arena(), policies::ready);
     } finally {
       writeLock.unlock();
     }
@@ -480,7 +507,7 @@ public final class CacheIndex implements AutoCloseable {
     return config;
   }
 
-  TenantPolicies policies() {
+  LfuCounters policies() {
     return policies;
   }
 

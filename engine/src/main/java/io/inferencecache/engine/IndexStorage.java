@@ -77,7 +77,7 @@ final class IndexStorage {
     return arena;
   }
 
-  /** The arena's slots: the cap, headroom for one update's overshoot, and the reserved map. */
+  /** The arena's budget: the cap, headroom for one update's overshoot, and the reserved map. */
   private int arenaCapacity() {
     final long max = config.maxEntries();
     return (int)
@@ -320,10 +320,9 @@ final class IndexStorage {
                       && registry.partitionById(pid) != null
                       && replica >= 0
                       && replica < strings
-                      && slot >= 0
-                      && !used.get(slot)
-                      && arena.claimOnRecovery(slot, gen);
-              if (valid) {
+                      && (slot == CounterArena.NO_COUNTER
+                          || (slot >= 0 && !used.get(slot) && arena.claimOnRecovery(slot, gen)));
+              if (valid && slot >= 0) {
                 used.set(slot);
               }
               return valid;
@@ -336,7 +335,7 @@ final class IndexStorage {
             counts.holderAdded(p, holders.replica(i));
           }
         });
-    arena.rebuildFreeList(used);
+    arena.rebuildFreeList(used, counts.totalEntries());
     if (dropped > 0) {
       LOG.warn(
           "event=index_recovered_with_drops file={} dropped_entries={}: untrusted records removed",

@@ -31,6 +31,9 @@ final class Ingester {
   private final IndexChanges changes;
   private final IndexListener listener;
   private final Evictor evictor;
+  private final LfuCounters lfu;
+  // Whether the update's new entries get an LFU counter (its tenant's, set once per update).
+  private boolean counter;
   private final KeyBuffer wkey = new KeyBuffer();
 
   /**
@@ -49,7 +52,8 @@ final class Ingester {
       final SecondaryCounts counts,
       final IndexStorage storage,
       final IndexChanges changes,
-      final Evictor evictor) {
+      final Evictor evictor,
+      final LfuCounters lfu) {
     this.clock = config.clock();
     this.registry = registry;
     this.dict = registry.dictionary();
@@ -58,6 +62,7 @@ final class Ingester {
     this.changes = changes;
     this.listener = changes.listener();
     this.evictor = evictor;
+    this.lfu = lfu;
   }
 
   /** Wires the storage's drop reports to this writer (after the storage is open). */
@@ -108,6 +113,8 @@ final class Ingester {
     final int tenant = dict.intern(u.tenantId());
     final int model = dict.intern(u.modelId());
     final int replica = dict.intern(u.replicaId());
+    lfu.prepare(tenant);
+    counter = lfu.counter(tenant);
     if (!u.hashScheme().isEmpty()) {
       final int scheme = dict.intern(u.hashScheme());
       beginJournal(replica, ts);
@@ -225,10 +232,7 @@ final class Ingester {
       final long ts,
       final int tier) {
     final byte[] first = hashes.get(from);
-    if (first == null
-        || refusedCount > 0
-        || !storage.arena().hasFree()
-        || !wkey.set(p.id(), first, 0, first.length)) {
+    if (first == null || refusedCount > 0 || !room() || !wkey.set(p.id(), first, 0, first.length)) {
       return 0;
     }
     final int n = store.refreshChain(wkey, hashes, from, cumulative, replica, ts, tier);
@@ -252,9 +256,9 @@ final class Ingester {
       counts.hashRejected();
       return;
     }
-    if (!storage.arena().hasFree()) {
+    if (!room()) {
       evictor.evictForSpace();
-      if (!storage.arena().hasFree()) {
+      if (!room()) {
         counts.entryDroppedFull();
         retryRefused();
         return;
@@ -262,6 +266,14 @@ final class Ingester {
     }
     store(p, journal(p.id(), hash, tokens, tier), false, false, false);
     retryRefused();
+  }
+
+  /**
+   * Whether one more entry fits: the storage budget has room and, for an LFU tenant's entry, a
+   * counter can be handed out (false only when the counters cannot grow: memory or disk exhausted).
+   */
+  private boolean room() {
+    return storage.arena().hasFree() && (!counter || storage.arena().counterRoom());
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -382,7 +394,14 @@ final class Ingester {
       outcome =
           storage
               .storeOf(p)
-              .upsert(wkey, replica, journalTokens[j], journalTs, journalTier[j], storage.arena());
+              .upsert(
+                  wkey,
+                  replica,
+                  journalTokens[j],
+                  journalTs,
+                  journalTier[j],
+                  storage.arena(),
+                  counter);
     } catch (IllegalStateException full) {
       if (!retry && !p.reserved()) {
         refuse(j, false, false);
@@ -423,7 +442,7 @@ final class Ingester {
         final boolean reported = refusedReported[k];
         final boolean refresh = refusedRefresh[k];
         wkey.set(p.id(), journalHash[j], 0, journalHash[j].length);
-        if (!storage.arena().hasFree()) {
+        if (!room()) {
           if (refresh) {
             refreshDroppedForGood();
           } else {

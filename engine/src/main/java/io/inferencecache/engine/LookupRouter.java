@@ -312,7 +312,7 @@ public final class LookupRouter {
   /** Whether the tenant evicts by LFU, from the policy already resolved when the index reads it. */
   private boolean lfu(final int tenantId, final ResolvedPolicy policy) {
     if (index.policiesFromStore()) {
-      return policy.eviction() == EvictionAlgorithm.LFU;
+      return policy.eviction() == EvictionAlgorithm.LFU && index.policies().ready(tenantId);
     }
     return tenantId >= 0 && index.policies().lfu(tenantId);
   }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntPredicate;
 import org.agrona.collections.IntHashSet;
 
 /**
@@ -146,8 +147,14 @@ final class SecondaryCounts {
    * Recounts every count from the storage and compares; O(entries), writer only. Returns a
    * description of each mismatch, empty when consistent.
    */
-  List<String> verify(final RunStore main, final RunStore reserved, final CounterArena arena) {
+  List<String> verify(
+      final RunStore main,
+      final RunStore reserved,
+      final CounterArena arena,
+      final IntPredicate countedTenant) {
     final long[] entries = new long[2];
+    final long[] counters = new long[2]; // with a counter; without one in a counted tenant
+    final List<String> problems = new ArrayList<>();
     final long[] keys = new long[1];
     final Map<Integer, Long> perTenant = new HashMap<>();
     final Map<Long, Long> perScopeReplica = new HashMap<>();
@@ -159,11 +166,15 @@ final class SecondaryCounts {
           perTenant.merge(p.tenant(), 1L, Long::sum);
           for (int i = 0; i < holders.count(); i++) {
             perScopeReplica.merge(LongIdMap.pack(p.scope(), holders.replica(i)), 1L, Long::sum);
+            if (holders.slot(i) != CounterArena.NO_COUNTER) {
+              counters[0]++;
+            } else if (countedTenant.test(p.tenant())) {
+              counters[1]++;
+            }
           }
         };
     main.forEachBlock(v);
     reserved.forEachBlock(v);
-    final List<String> problems = new ArrayList<>();
     if (keys[0] != totalKeys.get()) {
       problems.add("totalKeys " + totalKeys.get() + " != recount " + keys[0]);
     }
@@ -191,7 +202,13 @@ final class SecondaryCounts {
       }
     }
     if (arena.used() != totalEntries.get()) {
-      problems.add("LFU slots in use " + arena.used() + " != entries " + totalEntries.get());
+      problems.add("storage budget in use " + arena.used() + " != entries " + totalEntries.get());
+    }
+    if (arena.counters() != counters[0]) {
+      problems.add("LFU counters in use " + arena.counters() + " != recount " + counters[0]);
+    }
+    if (counters[1] > 0) {
+      problems.add(counters[1] + " entries of LFU-ready tenants have no counter");
     }
     return problems;
   }

@@ -18,21 +18,27 @@ public interface TenantPolicies {
   long maxIndexEntries(int tenantId);
 
   /** Defaults for every tenant: default TTL, LRU, no quota. */
-  TenantPolicies DEFAULTS =
-      new TenantPolicies() {
-        @Override
-        public long ttlNanos(final int tenantId) {
-          return 0;
-        }
+  TenantPolicies DEFAULTS = uniform(false);
 
-        @Override
-        public boolean lfu(final int tenantId) {
-          return false;
-        }
+  /** Every tenant evicts by LFU, default TTL, no quota (benchmarks and tests of LFU counting). */
+  TenantPolicies ALL_LFU = uniform(true);
 
-        @Override
-        public long maxIndexEntries(final int tenantId) {
-          return UNBOUNDED;
-        }
-      };
+  private static TenantPolicies uniform(final boolean lfu) {
+    return new TenantPolicies() {
+      @Override
+      public long ttlNanos(final int tenantId) {
+        return 0;
+      }
+
+      @Override
+      public boolean lfu(final int tenantId) {
+        return lfu;
+      }
+
+      @Override
+      public long maxIndexEntries(final int tenantId) {
+        return UNBOUNDED;
+      }
+    };
+  }
 }

@@ -441,8 +441,12 @@ class EvictionTest extends IndexTestSupport {
     assertThat(hit("t", "p", 3)).isZero();
     assertThat(count("t", "m", "vllm", "p", "r1")).isZero();
     policies.lfu.add("t");
+    // LFU takes effect once the tenant's entries have counters (the index's agent, or a sync)
+    assertThat(hit("t", "p", 1)).isZero();
+    assertThat(index.syncLfuCounters()).isEqualTo(1);
     assertThat(hit("t", "p", 2)).isEqualTo(2);
     assertThat(count("t", "m", "vllm", "p", "r1")).isEqualTo(2);
+    assertThat(index.verifyCounts()).isEmpty();
   }
 
   @Test

@@ -35,12 +35,16 @@ abstract class IndexTestSupport {
     index = open(baseConfig());
   }
 
-  /** Opens another index (closed after the test) and binds the test policies to it. */
+  /**
+   * Opens another index (closed after the test), binds the test policies to it and lets their LFU
+   * tenants take effect.
+   */
   protected CacheIndex open(final IndexConfig config) {
     final CacheIndex i = CacheIndex.open(config);
     opened.add(i);
     if (config.policies() == policies) {
       policies.bind(i);
+      i.syncLfuCounters(); // what the started index's agent does once the policies are known
     }
     return i;
   }

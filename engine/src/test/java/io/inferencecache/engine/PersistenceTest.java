@@ -338,10 +338,12 @@ class PersistenceTest extends IndexTestSupport {
   }
 
   @Test
-  void aCounterFileOfAnotherSizeIsSetAside() throws IOException {
+  void aCounterFileLongerThanTheBudgetIsSetAside() throws IOException {
     populate();
     index.close();
     try (RandomAccessFile raf = new RandomAccessFile(counters(), "rw")) {
+      // this small index's counters are one chunk covering its whole budget: one more is too many
+      assertThat(raf.length()).isEqualTo(8L * (10_000 + 10_000 / 8 + 1024)); // cap, headroom, probe
       raf.setLength(raf.length() + 8);
     }
     reopen(persistedConfig());

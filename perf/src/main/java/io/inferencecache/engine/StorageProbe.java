@@ -14,12 +14,17 @@ public final class StorageProbe {
 
   /**
    * Main map's used chunks and hash-lookup slots, its block directory's used slots and run ids,
-   * plus one LFU counter per storage entry.
+   * plus the LFU counters in use (one per storage entry of an LFU tenant).
    */
   public static long usedBytes(final CacheIndex index) {
     return index.mainStore().usedBytes()
         + index.mainStore().directoryUsedBytes()
-        + index.totalEntries() * CounterArena.SLOT_BYTES;
+        + counterBytes(index);
+  }
+
+  /** The LFU counters in use. */
+  private static long counterBytes(final CacheIndex index) {
+    return (long) index.arena().counters() * CounterArena.SLOT_BYTES;
   }
 
   /**
@@ -29,8 +34,7 @@ public final class StorageProbe {
    */
   public static Map<String, Double> breakdown(final CacheIndex index) {
     final long entries = index.totalEntries();
-    return census(index)
-        .perHolderBlock(entries, entries * CounterArena.SLOT_BYTES, index.footprintBytes());
+    return census(index).perHolderBlock(entries, counterBytes(index), index.footprintBytes());
   }
 
   /** The census of the engine's main map. */

@@ -50,30 +50,12 @@ public class LfuCreditBenchmark {
   private final int[] order = new int[ORDER];
   private int next;
 
-  /** Every tenant evicts by LFU. */
-  private static final TenantPolicies ALL_LFU =
-      new TenantPolicies() {
-        @Override
-        public long ttlNanos(final int tenantId) {
-          return 0;
-        }
-
-        @Override
-        public boolean lfu(final int tenantId) {
-          return true;
-        }
-
-        @Override
-        public long maxIndexEntries(final int tenantId) {
-          return UNBOUNDED;
-        }
-      };
-
   @Setup(Level.Trial)
   public void setUp() {
     workload = SyntheticChains.pinned(pinnedChains);
     index =
-        IndexUnderTest.build(impl, workload, IndexUnderTest.configFor(workload).policies(ALL_LFU));
+        IndexUnderTest.build(
+            impl, workload, IndexUnderTest.configFor(workload).policies(TenantPolicies.ALL_LFU));
     final SplittableRandom rnd = new SplittableRandom(42);
     for (int i = 0; i < ORDER; i++) {
       order[i] = rnd.nextInt(workload.lookups());

@@ -3,6 +3,7 @@ package io.inferencecache.perf;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.inferencecache.engine.IndexConfig;
+import io.inferencecache.engine.TenantPolicies;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -32,9 +33,11 @@ import java.util.Map;
  * {@code --shapes single,pinned,long,mooncake}, {@code --impls offheap,offheap-v1,onheap}, {@code
  * --pinned-chains 12500}, {@code --long-chains 256}, {@code --single-keys 800000}, {@code --trace
  * PATH}, {@code --offheap-hint H} (adds a row of each off-heap impl sized with
- * averageHoldersPerKey=H), {@code --out FILE.json}. Engine rows of layout v2 also give the bytes
- * per holder-block by structure ({@code breakdownPerHolderBlock}: entry overhead, hash-lookup
- * slots, value sections, LFU counters, allocated but unused).
+ * averageHoldersPerKey=H), {@code --lfu true} (adds a row of the engine with every tenant evicting
+ * by LFU, so every holder-block has an LFU counter; the other rows' tenants are LRU, the default),
+ * {@code --out FILE.json}. Engine rows of layout v2 also give the bytes per holder-block by
+ * structure ({@code breakdownPerHolderBlock}: entry overhead, hash-lookup slots, value sections,
+ * LFU counters, allocated but unused).
  */
 public final class MemoryFootprint {
   private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
@@ -66,6 +69,14 @@ public final class MemoryFootprint {
       final Workload w = workload(shape, opt);
       for (String impl : impls) {
         rows.add(measure(w, impl, impl, IndexUnderTest.configFor(w)));
+        if (impl.equals(IndexUnderTest.OFFHEAP) && Boolean.parseBoolean(opt.get("lfu"))) {
+          rows.add(
+              measure(
+                  w,
+                  impl,
+                  impl + "(lfu)",
+                  IndexUnderTest.configFor(w).policies(TenantPolicies.ALL_LFU)));
+        }
         if (!impl.equals(IndexUnderTest.ONHEAP) && hint != null) {
           final IndexConfig cfg =
               IndexUnderTest.configFor(w).averageHoldersPerKey(Double.parseDouble(hint));

@@ -35,6 +35,7 @@ final class RunRefresh {
 
   private final ChronicleMap<byte[], byte[]> map;
   private final UnsafeBuffer view = new UnsafeBuffer(new byte[0]);
+  private final RunHeader header = new RunHeader();
   private byte[] buf = new byte[4096];
   private BytesStore<?, byte[]> bufStore = BytesStore.wrap(buf);
 
@@ -114,19 +115,15 @@ final class RunRefresh {
       final int tier) {
     patched = false;
     view.wrap(buf, 0, size);
-    if (view.getByte(RunLayout.TAG_OFFSET) != RunLayout.RUN_TAG) {
-      return 0;
-    }
-    final int flags = view.getByte(RunLayout.FLAGS_OFFSET) & 0xFF;
-    final boolean unit = (flags & RunLayout.FLAG_UNIT) != 0;
-    final int rows = unit ? 1 : view.getShort(RunLayout.ROWS_OFFSET, ORDER) & 0xFFFF;
-    final int cols = unit ? 1 : view.getShort(RunLayout.COLS_OFFSET, ORDER) & 0xFFFF;
-    final int palette = unit ? 1 : view.getShort(RunLayout.PALETTE_OFFSET, ORDER) & 0xFFFF;
     final int hashLen = head.length - HolderLayout.KEY_PARTITION_BYTES;
-    if (row >= rows
-        || RunLayout.storedBytes(view, ORDER, rows, cols, palette, flags, hashLen) != size) {
+    if (!header.read(view, size, hashLen) || row >= header.rows) {
       return 0;
     }
+    final int flags = header.flags;
+    final boolean unit = (flags & RunLayout.FLAG_UNIT) != 0;
+    final int rows = header.rows;
+    final int cols = header.cols;
+    final int palette = header.palette;
     final int col =
         column(RunLayout.holdersOffset(rows, cols, palette, flags), cols, flags, replica);
     if (col < 0) {

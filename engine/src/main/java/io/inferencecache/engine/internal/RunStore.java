@@ -3,6 +3,7 @@ package io.inferencecache.engine.internal;
 import java.io.Closeable;
 import java.io.File;
 import java.io.IOException;
+import java.util.function.IntPredicate;
 import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
@@ -260,9 +261,21 @@ public final class RunStore implements Closeable {
     writer.chainStart();
   }
 
+  /** {@link #upsert(KeyBuffer, int, int, long, int, CounterArena, boolean)} with an LFU counter. */
+  public int upsert(
+      final KeyBuffer key,
+      final int replica,
+      final int tokens,
+      final long lastSeen,
+      final int tier,
+      final CounterArena arena) {
+    return writer.upsert(key, replica, tokens, lastSeen, tier, arena, true);
+  }
+
   /**
    * Inserts or refreshes holder {@code replica} of {@code key}. A refresh keeps the LFU slot; a new
-   * holder takes one from {@code arena}, which the caller has made sure has one free. Writer only.
+   * holder takes its place in {@code arena}'s budget, which the caller has made sure has room, and
+   * a counter when {@code counter}. Writer only.
    *
    * @return {@link #NEW_KEY}, {@link #NEW_HOLDER} or {@link #REFRESHED}.
    */
@@ -272,8 +285,9 @@ public final class RunStore implements Closeable {
       final int tokens,
       final long lastSeen,
       final int tier,
-      final CounterArena arena) {
-    return writer.upsert(key, replica, tokens, lastSeen, tier, arena);
+      final CounterArena arena,
+      final boolean counter) {
+    return writer.upsert(key, replica, tokens, lastSeen, tier, arena, counter);
   }
 
   /**
@@ -346,6 +360,16 @@ public final class RunStore implements Closeable {
    */
   public void removeCells(final int segment, final CellFilter filter, final RemovalSink sink) {
     scans.removeCells(segment, filter, sink);
+  }
+
+  /**
+   * Gives an LFU counter from {@code arena} to every holder stored without one in a partition
+   * {@code partition} selects, rewriting each such run in place (its size does not change, so the
+   * map never refuses it). Stores the writer's pending run first. Writer only; returns how many
+   * counters it gave.
+   */
+  public long assignCounters(final IntPredicate partition, final CounterArena arena) {
+    return scans.assignCounters(partition, arena);
   }
 
   /**

@@ -103,7 +103,8 @@ final class RunWriter {
       final int tokens,
       final long lastSeen,
       final int tier,
-      final CounterArena arena) {
+      final CounterArena arena,
+      final boolean counter) {
     refresh.forget();
     final int row = locateForWrite(key, true);
     try {
@@ -119,7 +120,7 @@ final class RunWriter {
       if (newKey) {
         m.tokens[row] = tokens;
       }
-      final long sg = arena.allocate();
+      final long sg = arena.allocate(counter);
       m.slot[i] = (int) (sg >>> 16);
       m.gen[i] = (int) sg & 0xFFFF;
       m.pal[i] = m.intern(lastSeen, tokens - m.tokens[row], tier);
