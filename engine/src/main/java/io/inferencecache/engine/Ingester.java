@@ -232,7 +232,10 @@ final class Ingester {
       final long ts,
       final int tier) {
     final byte[] first = hashes.get(from);
-    if (first == null || refusedCount > 0 || !room() || !wkey.set(p.id(), first, 0, first.length)) {
+    if (first == null
+        || refusedCount > 0
+        || !storage.arena().hasFree()
+        || !wkey.set(p.id(), first, 0, first.length)) {
       return 0;
     }
     final int n = store.refreshChain(wkey, hashes, from, cumulative, replica, ts, tier);
@@ -256,21 +259,45 @@ final class Ingester {
       counts.hashRejected();
       return;
     }
-    if (!room()) {
+    if (!storage.arena().hasFree()) {
       evictor.evictForSpace();
-      if (!room()) {
+      if (!storage.arena().hasFree()) {
         counts.entryDroppedFull();
         retryRefused();
         return;
       }
     }
+    if (counter && !storage.arena().counterRoom()) {
+      counterRoomFailed(); // evicting would not help: the counters' memory cannot grow
+      retryRefused();
+      return;
+    }
+    counterRoomFailing = false;
     store(p, journal(p.id(), hash, tokens, tier), false, false, false);
     retryRefused();
+  }
+
+  // Whether the counters' memory could not grow at the last upsert of an LFU tenant's entry.
+  private boolean counterRoomFailing;
+
+  /**
+   * Drops an LFU tenant's upsert for which no counter can be made (direct memory or the counter
+   * file cannot grow); the first of a series is logged.
+   */
+  private void counterRoomFailed() {
+    counts.entryDroppedFull();
+    if (!counterRoomFailing) {
+      counterRoomFailing = true;
+      LOG.error(
+          "event=lfu_counters_failed: the LFU counters cannot grow (direct memory or disk);"
+              + " LFU tenants' upserts are dropped until they can");
+    }
   }
 
   /**
    * Whether one more entry fits: the storage budget has room and, for an LFU tenant's entry, a
    * counter can be handed out (false only when the counters cannot grow: memory or disk exhausted).
+   * For the retry of refused upserts, after eviction.
    */
   private boolean room() {
     return storage.arena().hasFree() && (!counter || storage.arena().counterRoom());

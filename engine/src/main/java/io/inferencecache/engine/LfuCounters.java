@@ -124,13 +124,6 @@ final class LfuCounters implements TenantPolicies {
     if (turned.length == 0) {
       return 0;
     }
-    long[] c = counted;
-    for (int w = 0; w < turned.length; w++) {
-      for (long bits = turned[w]; bits != 0; bits &= bits - 1) {
-        c = with(c, w * 64 + Long.numberOfTrailingZeros(bits));
-      }
-    }
-    counted = c;
     long given = 0;
     final CounterArena arena = storage.arena();
     if (holding && arena.counters() < arena.used()) {
@@ -144,12 +137,17 @@ final class LfuCounters implements TenantPolicies {
           storage.main().assignCounters(partition, arena)
               + storage.reserved().assignCounters(partition, arena);
     }
+    // Counted and ready together, after the pass (the lock is held throughout: no entry was stored
+    // in between). A pass that failed leaves both as they were.
+    long[] c = counted;
     long[] r = ready;
     for (int w = 0; w < turned.length; w++) {
       for (long bits = turned[w]; bits != 0; bits &= bits - 1) {
+        c = with(c, w * 64 + Long.numberOfTrailingZeros(bits));
         r = with(r, w * 64 + Long.numberOfTrailingZeros(bits));
       }
     }
+    counted = c;
     ready = r;
     return given;
   }
@@ -172,7 +170,7 @@ final class LfuCounters implements TenantPolicies {
    */
   Agent agent(final ReentrantLock lock, final BooleanSupplier closed) {
     return new Agent() {
-      private long retryAt;
+      private long retryAt = System.nanoTime();
 
       @Override
       public int doWork() {
@@ -186,12 +184,13 @@ final class LfuCounters implements TenantPolicies {
           }
           sync();
           return 1;
-        } catch (IllegalStateException e) {
+        } catch (RuntimeException e) { // no room for counters, or a run it could not read
           retryAt = System.nanoTime() + RETRY_AFTER_FAILURE_NS;
           LOG.error(
               "event=lfu_counters_failed reason=\"{}\": tenants switched to LFU stay LRU;"
                   + " retrying in 10 s",
-              e.getMessage());
+              String.valueOf(e),
+              e);
           return 0;
         } finally {
           lock.unlock();

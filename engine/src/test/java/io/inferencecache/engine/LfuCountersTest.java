@@ -2,6 +2,7 @@ package io.inferencecache.engine;
 
 import static io.inferencecache.engine.IndexFixtures.update;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.inferencecache.engine.internal.CounterArena;
@@ -99,6 +100,29 @@ class LfuCountersTest extends IndexTestSupport {
       assertThat(reopened.creditDelivered(r)).isEqualTo(1);
       assertThat(reopened.verifyCounts()).isEmpty();
     }
+  }
+
+  @Test
+  void whenCountersCannotGrowLfuUpsertsAreDroppedWithoutEvictingAndASwitchWaits() {
+    System.setProperty(CounterArena.MAX_CHUNKS_PROP_NAME, "0"); // as if direct memory ran out
+    try {
+      reopen(baseConfig());
+    } finally {
+      System.clearProperty(CounterArena.MAX_CHUNKS_PROP_NAME);
+    }
+    chain("a", "r1", 20); // an LRU tenant needs no counter
+    policies.lfu.add("b");
+    ingest(update("b", "m", "vllm", "r1").legacy("hot", 64));
+    assertThat(index.totalEntries()).isEqualTo(20);
+    assertThat(index.droppedFull()).isEqualTo(1);
+    assertThat(present("a", "m", "vllm", "", "a-r1-0", "r1")).as("nothing evicted").isTrue();
+    policies.lfu.add("a");
+    assertThatThrownBy(index::syncLfuCounters).isInstanceOf(IllegalStateException.class);
+    assertThat(hit("a", "a-r1-0", 1)).as("a stays LRU").isZero();
+    assertThat(index.arena().counters()).isZero();
+    policies.lfu.remove("a");
+    chain("a", "r2", 3); // LRU again, and the failed pass left it uncounted: stored, no counters
+    assertThat(index.totalEntries()).isEqualTo(23);
   }
 
   @Test

@@ -56,9 +56,17 @@ public final class CounterArena implements Closeable {
   private static final int CHUNK_MASK = CHUNK_SLOTS - 1;
   private static final int GEN_SHIFT = 48;
   private static final long COUNT_MASK = (1L << GEN_SHIFT) - 1;
+
+  /**
+   * System property: the most counter chunks an arena may allocate (test knob: 0 makes every growth
+   * fail, as exhausted direct memory would). Default unlimited.
+   */
+  public static final String MAX_CHUNKS_PROP_NAME = "inferencecache.engine.maxCounterChunks";
+
   private static final VarHandle CHUNK = MethodHandles.arrayElementVarHandle(UnsafeBuffer[].class);
 
   private final int capacity;
+  private final int maxChunks = Integer.getInteger(MAX_CHUNKS_PROP_NAME, Integer.MAX_VALUE);
   private final UnsafeBuffer[] chunks;
   private final ByteBuffer[] buffers;
   private final FileChannel channel; // null in memory
@@ -145,9 +153,9 @@ public final class CounterArena implements Closeable {
 
   /**
    * Whether the next counter can be handed out without allocating: grows the counters by a chunk if
-   * it has to, and answers false (nothing changed) when that fails — direct memory exhausted, or
-   * the counter file cannot grow. Writer only; call before {@link #allocate(boolean)
-   * allocate(true)} or {@link #assign}.
+   * it has to, and answers false when that fails — direct memory exhausted, or the counter file
+   * cannot grow (no slot is taken and no count changes; a chunk added before the failure stays).
+   * Writer only; call before {@link #allocate(boolean) allocate(true)} or {@link #assign}.
    */
   public boolean counterRoom() {
     return counterRoom(1);
@@ -228,6 +236,9 @@ public final class CounterArena implements Closeable {
   }
 
   private UnsafeBuffer addChunk(final int k) throws IOException {
+    if (k >= maxChunks) {
+      throw new IOException("counter chunk " + k + " is over " + MAX_CHUNKS_PROP_NAME);
+    }
     final int slots = (int) Math.min(CHUNK_SLOTS, capacity - ((long) k << CHUNK_SHIFT));
     final ByteBuffer b;
     if (channel == null) {

@@ -32,6 +32,8 @@ final class RunHeader {
     rows = unit ? 1 : view.getShort(RunLayout.ROWS_OFFSET, ORDER) & 0xFFFF;
     cols = unit ? 1 : view.getShort(RunLayout.COLS_OFFSET, ORDER) & 0xFFFF;
     palette = unit ? 1 : view.getShort(RunLayout.PALETTE_OFFSET, ORDER) & 0xFFFF;
-    return RunLayout.storedBytes(view, ORDER, rows, cols, palette, flags, hashLength) == size;
+    return rows >= 1
+        && rows <= RunLayout.MAX_ROWS
+        && RunLayout.storedBytes(view, ORDER, rows, cols, palette, flags, hashLength) == size;
   }
 }
