@@ -129,11 +129,7 @@ public final class CacheIndex implements AutoCloseable {
     storage.open();
     appliedSequence.load(storage.main());
     ingester.attach();
-    try {
-      policies.sync(); // tenants the configured policies make LFU count from the first lookup
-    } catch (IllegalStateException e) {
-      LOG.error("event=lfu_counters_failed reason=\"{}\": the agent retries", e.getMessage());
-    }
+    policies.trySync(); // tenants the configured policies make LFU count from the first lookup
     counts.flushModelGauges(config.listener());
   }
 

@@ -113,8 +113,7 @@ final class Ingester {
     final int tenant = dict.intern(u.tenantId());
     final int model = dict.intern(u.modelId());
     final int replica = dict.intern(u.replicaId());
-    lfu.prepare(tenant);
-    counter = lfu.counter(tenant);
+    counter = lfu.prepare(tenant);
     if (!u.hashScheme().isEmpty()) {
       final int scheme = dict.intern(u.hashScheme());
       beginJournal(replica, ts);

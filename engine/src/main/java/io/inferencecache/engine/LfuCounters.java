@@ -69,25 +69,25 @@ final class LfuCounters implements TenantPolicies {
     return has(ready, tenantId);
   }
 
-  /** Whether a new entry of the tenant gets a counter. Writer only. */
-  boolean counter(final int tenantId) {
-    return has(counted, tenantId) || policies.lfu(tenantId);
-  }
-
   /**
    * Before ingesting the tenant's entries: a tenant whose policy turned to LFU is LFU at once when
    * none of the index's entries lacks a counter (or the tenant has none yet); otherwise {@link
-   * #sync} gives them counters first. Writer only.
+   * #sync} gives them counters first. Returns whether the tenant's new entries get a counter (its
+   * policy is resolved once). Writer only.
    */
-  void prepare(final int tenantId) {
-    if (tenantId < 0 || has(ready, tenantId) || !policies.lfu(tenantId)) {
-      return;
+  boolean prepare(final int tenantId) {
+    if (tenantId < 0) {
+      return false;
     }
-    final CounterArena arena = storage.arena();
-    if (counts.tenantKeys(tenantId) == 0 || arena.counters() == arena.used()) {
-      counted = with(counted, tenantId);
-      ready = with(ready, tenantId);
+    final boolean lfu = policies.lfu(tenantId);
+    if (lfu && !has(ready, tenantId)) {
+      final CounterArena arena = storage.arena();
+      if (counts.tenantKeys(tenantId) == 0 || arena.counters() == arena.used()) {
+        counted = with(counted, tenantId);
+        ready = with(ready, tenantId);
+      }
     }
+    return lfu || has(counted, tenantId);
   }
 
   /** Whether some tenant with entries has an LFU policy and no counters yet. Any thread. */
@@ -165,6 +165,24 @@ final class LfuCounters implements TenantPolicies {
   }
 
   /**
+   * {@link #sync}, logging a failure (no room for counters, or a run it could not read) instead of
+   * throwing: the tenants then stay LRU until a later call. Writer only; false when it failed.
+   */
+  boolean trySync() {
+    try {
+      sync();
+      return true;
+    } catch (RuntimeException e) {
+      LOG.error(
+          "event=lfu_counters_failed reason=\"{}\": tenants switched to LFU stay LRU;"
+              + " retried within 10 s",
+          String.valueOf(e),
+          e);
+      return false;
+    }
+  }
+
+  /**
    * The background duty that notices a policy turned to LFU: whenever {@link #pending}, {@link
    * #sync} under {@code lock}. Runs beside the TTL sweeper on its thread (every ≤ 50 ms).
    */
@@ -182,15 +200,10 @@ final class LfuCounters implements TenantPolicies {
           if (closed.getAsBoolean()) {
             return 0;
           }
-          sync();
-          return 1;
-        } catch (RuntimeException e) { // no room for counters, or a run it could not read
+          if (trySync()) {
+            return 1;
+          }
           retryAt = System.nanoTime() + RETRY_AFTER_FAILURE_NS;
-          LOG.error(
-              "event=lfu_counters_failed reason=\"{}\": tenants switched to LFU stay LRU;"
-                  + " retrying in 10 s",
-              String.valueOf(e),
-              e);
           return 0;
         } finally {
           lock.unlock();

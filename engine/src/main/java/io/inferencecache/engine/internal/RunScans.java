@@ -35,16 +35,26 @@ final class RunScans {
 
   /** See {@link RunStore#forEachBlock}. */
   void forEachBlock(final RunStore.BlockVisitor visitor) {
+    forEachEntry(
+        (c, e) -> {
+          if (decodeRun(e, scan)) {
+            visitRows(scan, visitor);
+          }
+        });
+  }
+
+  /** An entry of a whole-map pass, with the context of its segment (to change it in place). */
+  private interface EntryVisitor {
+    void visit(MapSegmentContext<byte[], byte[], ?> segment, MapEntry<byte[], byte[]> entry);
+  }
+
+  /** Stores the writer's pending run, then visits every entry, segment by segment. */
+  private void forEachEntry(final EntryVisitor visitor) {
     writer.flush();
     final int n = entries.map.segments();
     for (int s = 0; s < n; s++) {
       try (MapSegmentContext<byte[], byte[], ?> c = entries.map.segmentContext(s)) {
-        c.forEachSegmentEntry(
-            e -> {
-              if (decodeRun(e, scan)) {
-                visitRows(scan, visitor);
-              }
-            });
+        c.forEachSegmentEntry(e -> visitor.visit(c, e));
       }
     }
   }
@@ -133,45 +143,36 @@ final class RunScans {
 
   /** See {@link RunStore#assignCounters}. */
   long assignCounters(final IntPredicate partition, final CounterArena arena) {
-    writer.flush();
     final long[] assigned = new long[1];
-    final int n = entries.map.segments();
-    for (int s = 0; s < n; s++) {
-      try (MapSegmentContext<byte[], byte[], ?> c = entries.map.segmentContext(s)) {
-        c.forEachSegmentEntry(
-            e -> {
-              final Data<byte[]> k = e.key();
-              final int klen = (int) k.size();
-              if (klen < HolderLayout.KEY_PARTITION_BYTES) {
-                return;
-              }
-              final long at = k.offset();
-              final int pid = // the key's first 4 bytes, big-endian
-                  (k.bytes().readUnsignedByte(at) << 24)
-                      | (k.bytes().readUnsignedByte(at + 1) << 16)
-                      | (k.bytes().readUnsignedByte(at + 2) << 8)
-                      | k.bytes().readUnsignedByte(at + 3);
-              if (pid == HolderLayout.META_PARTITION || !partition.test(pid)) {
-                return;
-              }
-              final Data<byte[]> v = e.value();
-              final int size = (int) v.size();
-              if (size < RunLayout.UNIT_HEADER_BYTES) {
-                return;
-              }
-              if (patchBuf.length < size) {
-                patchBuf = new byte[Math.max(size, patchBuf.length * 2)];
-                patchStore = BytesStore.wrap(patchBuf);
-              }
-              v.bytes().read(v.offset(), patchBuf, 0, size);
-              final int given = giveCounters(size, klen, arena);
-              if (given > 0) {
-                e.doReplaceValue(c.wrapValueBytesAsData(patchStore, 0, size));
-                assigned[0] += given;
-              }
-            });
-      }
-    }
+    forEachEntry(
+        (c, e) -> {
+          final Data<byte[]> k = e.key();
+          final int klen = (int) k.size();
+          if (klen < HolderLayout.KEY_PARTITION_BYTES) {
+            return;
+          }
+          final long at = k.offset();
+          final int pid = // the key's first 4 bytes, big-endian
+              (k.bytes().readUnsignedByte(at) << 24)
+                  | (k.bytes().readUnsignedByte(at + 1) << 16)
+                  | (k.bytes().readUnsignedByte(at + 2) << 8)
+                  | k.bytes().readUnsignedByte(at + 3);
+          if (pid == HolderLayout.META_PARTITION || !partition.test(pid)) {
+            return;
+          }
+          final Data<byte[]> v = e.value();
+          final int size = (int) v.size();
+          if (patchBuf.length < size) {
+            patchBuf = new byte[Math.max(size, patchBuf.length * 2)];
+            patchStore = BytesStore.wrap(patchBuf);
+          }
+          v.bytes().read(v.offset(), patchBuf, 0, size);
+          final int given = giveCounters(size, klen, arena);
+          if (given > 0) {
+            e.doReplaceValue(c.wrapValueBytesAsData(patchStore, 0, size));
+            assigned[0] += given;
+          }
+        });
     return assigned[0];
   }
 

@@ -261,17 +261,6 @@ public final class RunStore implements Closeable {
     writer.chainStart();
   }
 
-  /** {@link #upsert(KeyBuffer, int, int, long, int, CounterArena, boolean)} with an LFU counter. */
-  public int upsert(
-      final KeyBuffer key,
-      final int replica,
-      final int tokens,
-      final long lastSeen,
-      final int tier,
-      final CounterArena arena) {
-    return writer.upsert(key, replica, tokens, lastSeen, tier, arena, true);
-  }
-
   /**
    * Inserts or refreshes holder {@code replica} of {@code key}. A refresh keeps the LFU slot; a new
    * holder takes its place in {@code arena}'s budget, which the caller has made sure has room, and

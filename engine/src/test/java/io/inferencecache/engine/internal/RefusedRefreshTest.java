@@ -59,7 +59,7 @@ class RefusedRefreshTest {
         s.chainStart();
         for (int b = 0; b < ROWS; b++) {
           k.set(7, hash(block(c, b)), 0, 8);
-          s.upsert(k, 1, 16 * (b + 1), 1L, 1, arena);
+          s.upsert(k, 1, 16 * (b + 1), 1L, 1, arena, true);
         }
         s.flush();
       }
@@ -67,7 +67,7 @@ class RefusedRefreshTest {
       for (int f = 0; dropped.isEmpty() && f < 100_000; f++) {
         s.chainStart();
         k.set(7, hash(String.format("f%07d", f)), 0, 8);
-        s.upsert(k, 1, 16, 1L, 1, arena);
+        s.upsert(k, 1, 16, 1L, 1, arena, true);
         s.flush();
       }
       assertThat(dropped).as("the map filled").isNotEmpty();
@@ -78,7 +78,7 @@ class RefusedRefreshTest {
         s.chainStart();
         for (int b = 0; b < ROWS; b++) {
           k.set(7, hash(block(c, b)), 0, 8);
-          assertThat(s.upsert(k, 1, 17 * (b + 1), 2L, b < ROWS / 2 ? 2 : 3, arena))
+          assertThat(s.upsert(k, 1, 17 * (b + 1), 2L, b < ROWS / 2 ? 2 : 3, arena, true))
               .isEqualTo(RunStore.REFRESHED);
         }
         s.flush();
@@ -103,7 +103,7 @@ class RefusedRefreshTest {
       for (int f = 0; f < 200; f++) {
         s.chainStart();
         k.set(7, hash(String.format("g%07d", f)), 0, 8);
-        s.upsert(k, 1, 16, 1L, 1, arena);
+        s.upsert(k, 1, 16, 1L, 1, arena, true);
         s.flush();
       }
       final Map<String, Integer> after = tiers(s);

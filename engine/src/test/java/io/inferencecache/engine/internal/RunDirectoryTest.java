@@ -125,8 +125,8 @@ class RunDirectoryTest {
           // chains c and c+1 (c even) share their first 10 blocks
           final long id = (b < 10 ? c / 2 * 1000L : c * 1000L) + b;
           final KeyBuffer k = key(PARTITION, id, 8);
-          store.upsert(k, 1, 16 * (b + 1), 1_000L, 1, arena);
-          store.upsert(k, 2, 16 * (b + 1), 2_000L, 1, arena);
+          store.upsert(k, 1, 16 * (b + 1), 1_000L, 1, arena, true);
+          store.upsert(k, 2, 16 * (b + 1), 2_000L, 1, arena, true);
           if (b >= 10 || c % 2 == 0) {
             blocks.add(k);
           }
@@ -211,7 +211,7 @@ class RunDirectoryTest {
         for (int end = 8; end <= total; end += 8) {
           store.chainStart();
           for (int b = Math.max(0, end - 64); b < end; b++) {
-            store.upsert(keys[b], 1, 16 * (b + 1), end, 1, arena);
+            store.upsert(keys[b], 1, 16 * (b + 1), end, 1, arena, true);
           }
           store.flush();
           stored.set(end);
@@ -260,7 +260,7 @@ class RunDirectoryTest {
         store.chainStart();
         for (int b = 0; b < 5; b++) {
           final KeyBuffer k = key(PARTITION, c * 100L + b, 8);
-          store.upsert(k, 1, 16 * (b + 1), 1_000L, 1, arena);
+          store.upsert(k, 1, 16 * (b + 1), 1_000L, 1, arena, true);
           chain.add(k);
         }
         store.flush();
@@ -281,7 +281,7 @@ class RunDirectoryTest {
       assertThat(store.multiBlockRuns()).isEqualTo(1);
       store.chainStart();
       for (int b = 0; b < 5; b++) {
-        store.upsert(key(PARTITION, 900L + b, 8), 1, 16 * (b + 1), 1_000L, 1, arena);
+        store.upsert(key(PARTITION, 900L + b, 8), 1, 16 * (b + 1), 1_000L, 1, arena, true);
       }
       store.flush();
       assertThat(store.multiBlockRuns()).isEqualTo(2);

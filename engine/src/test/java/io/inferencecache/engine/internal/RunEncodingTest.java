@@ -39,8 +39,8 @@ class RunEncodingTest {
       store.chainStart();
       for (int b = 0; b < 4; b++) {
         final int tokens = 16 * (b + 1);
-        store.upsert(key(b), 70_000, tokens, 1_000L + b, 2, arena);
-        store.upsert(key(b), 3, b == 2 ? tokens + 5 : tokens, 2_000L, 1, arena);
+        store.upsert(key(b), 70_000, tokens, 1_000L + b, 2, arena, true);
+        store.upsert(key(b), 3, b == 2 ? tokens + 5 : tokens, 2_000L, 1, arena, true);
       }
       store.flush();
       try (RunCursor c = new RunCursor()) {
@@ -80,7 +80,7 @@ class RunEncodingTest {
       final int rows = RunLayout.MAX_ROWS + 10;
       store.chainStart();
       for (int b = 0; b < rows; b++) {
-        store.upsert(key(b), 65_535, 16 * (b + 1), 5_000L, 1, arena);
+        store.upsert(key(b), 65_535, 16 * (b + 1), 5_000L, 1, arena, true);
       }
       store.flush();
       final RunCursor c = new RunCursor();
@@ -118,11 +118,11 @@ class RunEncodingTest {
           if (replica == 3 && b == 2) {
             continue; // an absent cell in the middle of a column
           }
-          store.upsert(key(b), replica * 1_000, 16 * (b + 1), 9_000L + replica, 1, arena);
+          store.upsert(key(b), replica * 1_000, 16 * (b + 1), 9_000L + replica, 1, arena, true);
         }
       }
       store.chainStart();
-      store.upsert(key(100), 77, 16, 5L, 1, arena); // a unit run: cells start at byte 2
+      store.upsert(key(100), 77, 16, 5L, 1, arena, true); // a unit run: cells start at byte 2
       store.flush();
       int present = 0;
       final RunCursor c = new RunCursor();
@@ -165,19 +165,19 @@ class RunEncodingTest {
       final int rows = 40;
       store.chainStart();
       for (int b = 0; b < rows; b++) {
-        store.upsert(key(b), 1, 16 * (b + 1), 1_000L, 1, arena);
-        store.upsert(key(b), 2, 16 * (b + 1), 1_000L, 1, arena);
+        store.upsert(key(b), 1, 16 * (b + 1), 1_000L, 1, arena, true);
+        store.upsert(key(b), 2, 16 * (b + 1), 1_000L, 1, arena, true);
       }
       store.flush();
       store.chainStart();
       for (int b = 0; b < 10; b++) {
-        store.upsert(key(b), 2, 16 * (b + 1), 2_000L, 1, arena); // replica 2 refreshes 0..9
+        store.upsert(key(b), 2, 16 * (b + 1), 2_000L, 1, arena, true); // replica 2 refreshes 0..9
       }
       store.flush();
       assertTrue(store.removeHolder(key(25), 2, new HolderBuffer()) > 0); // and loses block 25
       store.chainStart();
       for (int b = 0; b < 4; b++) {
-        store.upsert(key(1_000 + b), 1, 16 * (b + 1), 1_000L, 1, arena);
+        store.upsert(key(1_000 + b), 1, 16 * (b + 1), 1_000L, 1, arena, true);
       }
       store.flush();
       try (RunCursor c = new RunCursor()) {
@@ -218,7 +218,7 @@ class RunEncodingTest {
         for (int b = 0; b < rows; b++) {
           final KeyBuffer k = new KeyBuffer();
           assertTrue(k.set(PARTITION, hash(b, len), 0, len));
-          store.upsert(k, 1, 16 * (b + 1), 1_000L, 1, arena);
+          store.upsert(k, 1, 16 * (b + 1), 1_000L, 1, arena, true);
         }
         store.flush();
         // The request: blocks 0..29 with a gap byte between hashes, block 17 altered, block 23

@@ -189,7 +189,7 @@ class RunRefreshTest {
     private void upsertFrom(final int from, final RunStore s, final CounterArena arena) {
       for (int j = from; j < hashes.size(); j++) {
         key.set(PARTITION, hashes.get(j), 0, 8);
-        s.upsert(key, replica, tokens[j], seen, tier, arena);
+        s.upsert(key, replica, tokens[j], seen, tier, arena, true);
       }
     }
   }

@@ -40,8 +40,8 @@ class RunStoreReadPathTest {
   private static void fill(final RunStore store, final CounterArena arena) {
     store.chainStart();
     for (int b = 0; b < ROWS; b++) {
-      store.upsert(key(b), 5, 16 * (b + 1), 1_000L + b, 1, arena);
-      store.upsert(key(b), 9, 16 * (b + 1), 2_000L, 2, arena);
+      store.upsert(key(b), 5, 16 * (b + 1), 1_000L + b, 1, arena, true);
+      store.upsert(key(b), 9, 16 * (b + 1), 2_000L, 2, arena, true);
     }
     store.flush();
   }
