@@ -48,7 +48,7 @@ public final class FleetOptions {
 
   double dynamoTemperature = 0.0;
 
-  /** The load-aware strategy's parameters, as written in the CachePolicy (see the README). */
+  /** The load-aware strategy's parameters, as written in the CachePolicy (see docs/configuration.md). */
   int pressureTokens = 0;
 
   double pressureBound = 0;
