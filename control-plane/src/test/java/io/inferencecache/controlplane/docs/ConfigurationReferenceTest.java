@@ -24,7 +24,7 @@ class ConfigurationReferenceTest {
   private static final Set<String> STANDARD = Set.of("--help", "--version");
 
   @ParameterizedTest
-  @ValueSource(strings = {"serve", "subscribe", "controller", "doctor"})
+  @ValueSource(strings = {"serve", "subscribe", "controller", "doctor", "fake-engine"})
   void theReferenceListsExactlyTheFlagsTheHelpPrints(final String command) {
     final Set<String> printed = flagsOf(help(command));
     assertThat(printed).as(command + " --help").isNotEmpty();
