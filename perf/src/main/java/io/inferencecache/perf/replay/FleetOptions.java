@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Command-line options of {@link FleetSim}. Every field has a default; the cost model's defaults
- * and where they come from are listed in perf/README.md ("Fleet simulator").
+ * and where they come from are listed in perf/README.md ("Routing quality (fleet simulation)").
  */
 public final class FleetOptions {
   String trace;
