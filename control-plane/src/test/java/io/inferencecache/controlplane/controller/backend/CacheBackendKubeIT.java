@@ -171,7 +171,7 @@ class CacheBackendKubeIT {
             "--protected-mode",
             "no",
             "--maxmemory",
-            "6871947673",
+            "6871947674",
             "--maxmemory-policy",
             "allkeys-lru");
     assertThat(c.get(0).getReadinessProbe().getTcpSocket().getPort().getStrValue())
