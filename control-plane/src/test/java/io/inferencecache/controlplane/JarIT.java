@@ -118,7 +118,9 @@ class JarIT {
     final Run quiet = runOutsideACluster(home, concat(args, "-o", "json"));
     assertThat(quiet.exit()).as(quiet.err()).isEqualTo(2);
     final JsonNode report = STRICT_JSON.readTree(quiet.out());
-    assertThat(report.path("findings").size()).isPositive();
+    assertThat(report.path("findings").findValuesAsText("code")).contains("SV001", "API001");
+    assertThat(report.path("findings").findValuesAsText("message"))
+        .anyMatch(m -> m.contains("API server https://127.0.0.1:1 not reached"));
     assertThat(quiet.err()).doesNotContain("DEBUG").doesNotContain(" INFO ");
 
     final Run verbose = runOutsideACluster(home, concat(args, "-o", "json", "-v"));
@@ -133,7 +135,7 @@ class JarIT {
     assertThat(rows.get(0)).matches("STATUS\\s+CODE\\s+CHECK\\s+RESOURCE\\s+MESSAGE");
     assertThat(rows.subList(1, rows.size()))
         .isNotEmpty()
-        .allMatch(r -> r.matches("(OK|INFO|WARN|FAIL)\\s+[A-Z]{2}\\d{3}\\s+\\S+\\s+.*"));
+        .allMatch(r -> r.matches("(OK|INFO|WARN|FAIL)\\s+[A-Z]{2,3}\\d{3}\\s+\\S+\\s+.*"));
   }
 
   @Test
@@ -183,9 +185,11 @@ class JarIT {
   }
 
   @Test
-  void servesThenShutsDownGracefullyOnSigterm() throws Exception {
+  void servesThenShutsDownGracefullyOnSigterm(@TempDir final Path dir) throws Exception {
+    final Path stdout = dir.resolve("stdout");
     final Process p =
-        start(
+        startLoggingOnStderr(
+            stdout,
             "serve",
             "--insecure-disable-auth",
             "--grpc-bind-address=127.0.0.1:0",
@@ -198,7 +202,7 @@ class JarIT {
             () -> {
               try (BufferedReader r =
                   new BufferedReader(
-                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                      new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
                 for (String l; (l = r.readLine()) != null; ) {
                   lines.add(l);
                 }
@@ -229,5 +233,56 @@ class JarIT {
     }
     assertThat(lines).anyMatch(l -> l.contains("\"msg\":\"graceful_shutdown_started\""));
     assertThat(lines).anyMatch(l -> l.contains("\"msg\":\"graceful_shutdown_done\""));
+    assertThat(Files.readString(stdout)).as("serve's stdout").isEmpty();
+  }
+
+  @Test
+  void theControllerLogsOnStderrOnly(@TempDir final Path dir) throws Exception {
+    // An API server that refuses connections: the controller starts and logs its failures.
+    final Path kubeconfig = dir.resolve("kubeconfig");
+    Files.writeString(
+        kubeconfig,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server:"
+            + " https://127.0.0.1:1\ncontexts:\n- name: c\n  context:\n    cluster: c\n"
+            + "    user: u\ncurrent-context: c\nusers:\n- name: u\n  user:\n    token: t\n");
+    final Path stdout = dir.resolve("stdout");
+    final Path stderr = dir.resolve("stderr");
+    final Process p =
+        new ProcessBuilder(
+                java(),
+                "-Xmx256m",
+                "-jar",
+                JAR,
+                "controller",
+                "--kubeconfig=" + kubeconfig,
+                "--metrics-bind-address=0",
+                "--health-probe-bind-address=127.0.0.1:0",
+                "--webhook-bind-address=0",
+                "--log-level=debug")
+            .redirectOutput(stdout.toFile())
+            .redirectError(stderr.toFile())
+            .start();
+    try {
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(90))
+          .until(() -> Files.readString(stderr).contains("\"level\":"));
+    } finally {
+      // Killed: with the API server unreachable, SIGTERM waits out the start-up cache-sync waits.
+      p.destroyForcibly();
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(Files.readString(stdout)).as("controller's stdout").isEmpty();
+  }
+
+  private static String java() {
+    return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+  }
+
+  /** The jar with standard output to {@code stdout}; standard error stays a pipe. */
+  private static Process startLoggingOnStderr(final Path stdout, final String... args)
+      throws Exception {
+    final List<String> cmd = new ArrayList<>(List.of(java(), "-Xmx512m", "-jar", JAR));
+    cmd.addAll(List.of(args));
+    return new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).start();
   }
 }

@@ -64,10 +64,26 @@ final class ClusterChecks {
   /** The kind's objects in scope, or {@code null} after an API001 finding. */
   private <O extends CustomResource<?, ?>, L extends CustomResourceList<O>> List<O> list(
       final CrdKind<O, L> kind, final String check, final Report report) {
-    final KubernetesApiResponse<L> r =
-        namespace.isEmpty()
-            ? kind.api(client).list()
-            : kind.api(client).list(namespace, new ListOptions());
+    final KubernetesApiResponse<L> r;
+    try {
+      r =
+          namespace.isEmpty()
+              ? kind.api(client).list()
+              : kind.api(client).list(namespace, new ListOptions());
+    } catch (IllegalStateException e) { // the generic client's wrapper of a transport failure
+      final Throwable why = e.getCause() == null ? e : e.getCause();
+      report.add(
+          Code.API001,
+          check,
+          kind.plural(),
+          "list "
+              + kind.plural()
+              + " failed: API server "
+              + client.getBasePath()
+              + " not reached: "
+              + why.getMessage());
+      return null;
+    }
     if (!r.isSuccess()) {
       report.add(
           Code.API001,

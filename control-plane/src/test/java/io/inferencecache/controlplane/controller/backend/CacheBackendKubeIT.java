@@ -237,7 +237,7 @@ class CacheBackendKubeIT {
               final var live =
                   stack.deployment(ns, "l2").getSpec().getTemplate().getSpec().getContainers();
               assertThat(live.get(0).getImage()).isEqualTo("docker.io/library/redis:7.2-alpine");
-              assertThat(live.get(0).getArgs()).contains("1717986918");
+              assertThat(live.get(0).getArgs()).contains("1717986919");
             });
     // kube-local runs no garbage collector: deletion of the children is the API server's GC acting
     // on the controller owner references asserted above; here the reconciler must not recreate
