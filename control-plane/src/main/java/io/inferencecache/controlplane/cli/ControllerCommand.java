@@ -13,10 +13,7 @@ import io.inferencecache.controlplane.webhook.WebhookServer;
 import io.inferencecache.controlplane.webhook.Webhooks;
 import io.inferencecache.subscriber.config.GoDuration;
 import io.kubernetes.client.openapi.ApiClient;
-import io.kubernetes.client.util.ClientBuilder;
-import io.kubernetes.client.util.KubeConfig;
 import java.io.IOException;
-import java.io.Reader;
 import java.net.InetAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -155,7 +152,8 @@ public final class ControllerCommand implements Callable<Integer> {
       names = "--kubeconfig",
       paramLabel = "FILE",
       description =
-          "kubeconfig to use (default: $KUBECONFIG, else in-cluster, else ~/.kube/config).")
+          "kubeconfig to use (default: $KUBECONFIG, else in-cluster, else ~/.kube/config;"
+              + " none of them: exit 1).")
   Path kubeconfig;
 
   @Option(
@@ -231,9 +229,8 @@ public final class ControllerCommand implements Callable<Integer> {
     try {
       client = kubeClient(options.kubeconfig(), Duration.ofSeconds(30));
       watchClient = kubeClient(options.kubeconfig(), Duration.ZERO);
-    } catch (IOException | RuntimeException e) {
-      throw new StartupException(
-          StartupException.FAILURE, "controller: kubernetes client: " + e.getMessage(), e);
+    } catch (KubeAccess.Unavailable e) {
+      throw new StartupException(StartupException.FAILURE, "controller: " + e.getMessage(), e);
     }
     final ControllerListeners listeners;
     try {
@@ -355,30 +352,19 @@ public final class ControllerCommand implements Callable<Integer> {
     return "console".equals(format) ? "text" : format;
   }
 
-  /** A client from the kubeconfig flag, $KUBECONFIG, the in-cluster config or ~/.kube/config. */
+  /**
+   * A client from {@code --kubeconfig}, {@code $KUBECONFIG}, the in-cluster config or {@code
+   * ~/.kube/config} ({@link KubeAccess}).
+   *
+   * @throws KubeAccess.Unavailable one line naming what was tried and what to do
+   */
   public static ApiClient kubeClient(final Path kubeconfig, final Duration readTimeout)
-      throws IOException {
-    Path file = kubeconfig;
-    if (file == null
-        && System.getenv("KUBECONFIG") != null
-        && !System.getenv("KUBECONFIG").isBlank()) {
-      file = Path.of(System.getenv("KUBECONFIG").split(java.io.File.pathSeparator)[0]);
-    }
-    final ClientBuilder builder;
-    if (file == null && System.getenv("KUBERNETES_SERVICE_HOST") != null) {
-      builder = ClientBuilder.cluster();
-    } else {
-      if (file == null) {
-        file = Path.of(System.getProperty("user.home"), ".kube", "config");
-      }
-      try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-        final KubeConfig config = KubeConfig.loadKubeConfig(r);
-        config.setFile(file.toFile());
-        builder = ClientBuilder.kubeconfig(config);
-      }
-    }
-    builder.setReadTimeout(readTimeout);
-    return builder.build();
+      throws KubeAccess.Unavailable {
+    return KubeAccess.client(
+        kubeconfig == null ? null : kubeconfig.toString(),
+        KubeAccess.Order.CLUSTER_THEN_HOME,
+        null,
+        readTimeout);
   }
 
   private static String identity() {

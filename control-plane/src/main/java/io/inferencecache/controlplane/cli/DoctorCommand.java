@@ -1,15 +1,13 @@
 package io.inferencecache.controlplane.cli;
 
+import io.inferencecache.controlplane.core.LogConfigurer;
 import io.inferencecache.controlplane.doctor.Doctor;
 import io.inferencecache.controlplane.doctor.OutputFormat;
 import io.inferencecache.controlplane.doctor.Report;
 import io.inferencecache.subscriber.config.GoDuration;
 import io.kubernetes.client.openapi.ApiClient;
-import io.kubernetes.client.util.ClientBuilder;
-import io.kubernetes.client.util.KubeConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +22,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code doctor}: read-only checks of a running installation. Exit 0 when the worst finding is OK
  * or INFO, 1 for WARN, 2 for FAIL; a usage or kubeconfig error prints {@code error: ...} and exits
- * 1.
+ * 1. Standard output holds the report only; logs go to standard error, at warn unless {@code
+ * --log-level} or {@code -v} asks for more.
  */
 @Command(
     name = "doctor",
@@ -97,6 +96,18 @@ public final class DoctorCommand implements Callable<Integer>, OwnsUsageErrors {
       description = "Bound of each network call (default 30s).")
   String timeout = "30s";
 
+  @Option(
+      names = "--log-level",
+      paramLabel = "LEVEL",
+      description =
+          "Log level on standard error: debug, info, warn (warning) or error (default warn).")
+  String logLevel;
+
+  @Option(
+      names = {"-v", "--verbose"},
+      description = "Log at debug level on standard error (--log-level=debug).")
+  boolean verbose;
+
   @Override
   public Integer call() {
     final PrintWriter out = spec.commandLine().getOut();
@@ -105,6 +116,7 @@ public final class DoctorCommand implements Callable<Integer>, OwnsUsageErrors {
     final Duration limit;
     final ApiClient client;
     try {
+      LogConfigurer.level(logLevel != null ? logLevel : verbose ? "debug" : "warn");
       format = OutputFormat.parse(output);
       limit = GoDuration.parse(timeout);
       client = client(limit);
@@ -155,37 +167,8 @@ public final class DoctorCommand implements Callable<Integer>, OwnsUsageErrors {
   }
 
   private ApiClient client(final Duration limit) throws IOException {
-    String file = kubeconfig;
-    if (file.isEmpty()) {
-      final String env = System.getenv("KUBECONFIG");
-      if (env != null && !env.isEmpty()) {
-        file = env.split(java.io.File.pathSeparator)[0];
-      } else {
-        final Path home = Path.of(System.getProperty("user.home"), ".kube", "config");
-        if (Files.exists(home)) {
-          file = home.toString();
-        }
-      }
-    }
-    final ApiClient c;
-    if (file.isEmpty()) {
-      if (!context.isEmpty()) {
-        throw new IllegalArgumentException("--context needs a kubeconfig");
-      }
-      c = ClientBuilder.cluster().build();
-    } else {
-      final KubeConfig kc;
-      try (Reader r = Files.newBufferedReader(Path.of(file), StandardCharsets.UTF_8)) {
-        kc = KubeConfig.loadKubeConfig(r);
-      } catch (IOException | RuntimeException e) {
-        throw new IllegalArgumentException("load kubeconfig " + file + ": " + e.getMessage(), e);
-      }
-      kc.setFile(Path.of(file).toAbsolutePath().toFile());
-      if (!context.isEmpty() && !kc.setContext(context)) {
-        throw new IllegalArgumentException("context \"" + context + "\" not found in " + file);
-      }
-      c = ClientBuilder.kubeconfig(kc).build();
-    }
+    final ApiClient c =
+        KubeAccess.client(kubeconfig, KubeAccess.Order.HOME_THEN_CLUSTER, context, limit);
     c.setConnectTimeout((int) limit.toMillis());
     c.setReadTimeout((int) limit.toMillis());
     return c;

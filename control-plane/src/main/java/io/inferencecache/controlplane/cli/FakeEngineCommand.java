@@ -1,16 +1,20 @@
 package io.inferencecache.controlplane.cli;
 
+import io.inferencecache.controlplane.core.LogConfigurer;
 import io.inferencecache.subscriber.fake.FakeEngine;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code fake-engine}: publishes vLLM-format KV-event batches over ZMQ (a test tool for the
- * subscriber), logging the prefix hashes and token counts a server should end up with. Bind it to
- * loopback.
+ * subscriber), printing on standard output the prefix hashes and token counts a server should end
+ * up with ({@code EXPECT ...} lines; logs go to standard error). Bind it to loopback.
  */
 @Command(
     name = "fake-engine",
@@ -64,8 +68,12 @@ public final class FakeEngineCommand implements Callable<Integer> {
   @Option(names = "--batches", description = "Stop after this many batches (0 = until killed).")
   int batches;
 
+  @Spec private CommandSpec spec;
+
   @Override
   public Integer call() throws Exception {
+    LogConfigurer.level("info");
+    final PrintWriter out = spec.commandLine().getOut();
     try (FakeEngine engine =
         FakeEngine.builder()
             .endpoint(endpoint)
@@ -81,10 +89,10 @@ public final class FakeEngineCommand implements Callable<Integer> {
       Runtime.getRuntime().addShutdownHook(new Thread(() -> running.set(false)));
       int sent = 0;
       for (FakeEngine.Expectation e : engine.expectations()) {
-        System.out.printf(
+        out.printf(
             "EXPECT prefix_hash[%d]=%s token_count=%d%n", e.index(), e.hex(), e.tokenCount());
       }
-      System.out.flush();
+      out.flush();
       while (running.get() && (batches == 0 || sent < batches)) {
         if (gapAfter > 0 && sent == gapAfter) {
           engine.injectGap(1);

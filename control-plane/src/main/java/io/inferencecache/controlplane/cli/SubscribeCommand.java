@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.cli;
 
+import io.inferencecache.controlplane.core.LogConfigurer;
 import io.inferencecache.controlplane.core.StartupException;
 import io.inferencecache.subscriber.KvEventSubscriber;
 import io.inferencecache.subscriber.config.InvalidConfigException;
@@ -14,7 +15,8 @@ import picocli.CommandLine.Option;
  * {@code subscribe}: the engine-side KV-event subscriber (sidecar). Listens to one engine replica's
  * ZMQ KV-event stream and reports to the server over gRPC. Flags and defaults are upstream's {@code
  * cmd/kvevent-subscriber}; an invalid configuration exits 2, an HTTP address that cannot be bound
- * exits 1. Runs until SIGTERM, then flushes what it holds.
+ * exits 1. Runs until SIGTERM, then flushes what it holds. Logs go to standard error, info and
+ * above.
  */
 @Command(
     name = "subscribe",
@@ -165,6 +167,7 @@ public final class SubscribeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    LogConfigurer.level("info");
     final SubscriberConfig config;
     try {
       config =

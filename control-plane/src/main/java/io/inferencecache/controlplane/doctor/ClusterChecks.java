@@ -64,21 +64,21 @@ final class ClusterChecks {
   /** The kind's objects in scope, or {@code null} after an API001 finding. */
   private <O extends CustomResource<?, ?>, L extends CustomResourceList<O>> List<O> list(
       final CrdKind<O, L> kind, final String check, final Report report) {
-    final KubernetesApiResponse<L> r =
-        namespace.isEmpty()
-            ? kind.api(client).list()
-            : kind.api(client).list(namespace, new ListOptions());
-    if (!r.isSuccess()) {
+    KubernetesApiResponse<L> r = null;
+    String failure;
+    try {
+      r =
+          namespace.isEmpty()
+              ? kind.api(client).list()
+              : kind.api(client).list(namespace, new ListOptions());
+      failure = r.isSuccess() ? null : "HTTP " + r.getHttpStatusCode() + " " + statusMessage(r);
+    } catch (IllegalStateException e) { // the generic client's wrapper of a transport failure
+      final Throwable why = e.getCause() == null ? e : e.getCause();
+      failure = "API server " + client.getBasePath() + " not reached: " + why.getMessage();
+    }
+    if (failure != null) {
       report.add(
-          Code.API001,
-          check,
-          kind.plural(),
-          "list "
-              + kind.plural()
-              + " failed: HTTP "
-              + r.getHttpStatusCode()
-              + " "
-              + statusMessage(r));
+          Code.API001, check, kind.plural(), "list " + kind.plural() + " failed: " + failure);
       return null;
     }
     final List<O> items = new ArrayList<>(r.getObject().getItems());

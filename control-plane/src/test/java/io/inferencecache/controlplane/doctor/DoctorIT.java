@@ -2,6 +2,7 @@ package io.inferencecache.controlplane.doctor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencecache.controlplane.cli.InferenceCacheCli;
@@ -23,6 +24,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,6 +41,10 @@ class DoctorIT {
   private static final String SA = "inference-cache-controller-manager";
   private static final String CONTROLLER_AUDIENCE = "inferencecache.io/controller";
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Standard output must be one JSON document and nothing else. */
+  private static final ObjectMapper STRICT_JSON =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private static TestServer server;
   @TempDir static Path dir;
@@ -210,6 +216,57 @@ class DoctorIT {
         .isEqualTo("cachebackend/" + ns + "/b1");
   }
 
+  /** The shaded jar as an operator runs it: its own standard output and standard error. */
+  private static Run doctorJar(final KubeLocal kube, final String name, final String... flags)
+      throws Exception {
+    final List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-XX:TieredStopAtLevel=1",
+                "-jar",
+                System.getProperty("inferencecache.jar", "target/inference-cache.jar"),
+                "doctor",
+                "--kubeconfig=" + kube.kubeconfig()));
+    cmd.addAll(List.of(flags));
+    final Path out = dir.resolve(name + ".stdout");
+    final Path err = dir.resolve(name + ".stderr");
+    final Process p =
+        new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("doctor %s finished", name).isTrue();
+    return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+  }
+
+  @Test
+  void theJarPrintsOnlyTheReportOnStdoutAsJsonAndAsTable(final KubeLocal kube) throws Exception {
+    final String ns = healthyNamespace(kube);
+    final String[] flags = concat(serverFlags(controllerToken), "-n", ns);
+    final List<String> healthy =
+        List.of("SV003", "SN004", "PL002", "PB002", "CB006", "EP002", "CT002", "CP002");
+
+    final Run json = doctorJar(kube, "json", concat(flags, "-o", "json"));
+    assertThat(json.exit()).as(json.err()).isZero();
+    final JsonNode report = STRICT_JSON.readTree(json.out());
+    assertThat(report.path("findings").findValuesAsText("code")).isEqualTo(healthy);
+    assertThat(json.err()).doesNotContain("DEBUG").doesNotContain(" INFO ");
+
+    final Run table = doctorJar(kube, "table", concat(flags, "-o", "table"));
+    assertThat(table.exit()).as(table.err()).isZero();
+    final List<String> lines = table.out().lines().toList();
+    assertThat(lines.get(0)).matches("STATUS\\s+CODE\\s+CHECK\\s+RESOURCE\\s+MESSAGE");
+    assertThat(lines.subList(1, lines.size()))
+        .extracting(l -> l.split("\\s+")[0] + " " + l.split("\\s+")[1])
+        .containsExactlyElementsOf(healthy.stream().map(c -> "OK " + c).toList());
+
+    // Asked for, the logs are there, on standard error only.
+    final Run verbose = doctorJar(kube, "verbose", concat(flags, "-o", "json", "-v"));
+    assertThat(verbose.exit()).as(verbose.err()).isZero();
+    assertThat(STRICT_JSON.readTree(verbose.out()).path("findings").findValuesAsText("code"))
+        .isEqualTo(healthy);
+    assertThat(verbose.err()).contains("DEBUG");
+  }
+
   @Test
   void aStoppedServerFailsEveryEndpointCheckAndExitsTwo(final KubeLocal kube) throws Exception {
     final String ns = healthyNamespace(kube);
@@ -304,7 +361,8 @@ class DoctorIT {
             new String[] {"doctor", "--kubeconfig=" + dir.resolve("absent")},
             new PrintWriter(new StringWriter()),
             new PrintWriter(err));
-    assertThat(err.toString()).startsWith("error: load kubeconfig ");
+    assertThat(err.toString().strip())
+        .isEqualTo("error: kubeconfig " + dir.resolve("absent") + " (--kubeconfig) does not exist");
     assertThat(code).isEqualTo(1);
   }
 }

@@ -140,7 +140,7 @@ public final class BackendParticipation implements Consumer<ServerSnapshot> {
               cr.getMetadata().getNamespace(),
               CacheBackend.CRD.plural(),
               cr.getMetadata().getName(),
-              cr)
+              CrText.tree(cr))
           .execute();
     } catch (ApiException e) {
       LOG.warn(

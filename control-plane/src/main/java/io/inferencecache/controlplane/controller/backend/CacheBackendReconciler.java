@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.controller.backend;
 
+import io.inferencecache.controlplane.controller.CrText;
 import io.inferencecache.controlplane.controller.EventRecorder;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.inferencecache.controlplane.k8s.model.CustomResource;
@@ -131,7 +132,7 @@ public final class CacheBackendReconciler implements Reconciler {
                 cr.getMetadata().getNamespace(),
                 CacheBackend.CRD.plural(),
                 cr.getMetadata().getName(),
-                cr)
+                CrText.tree(cr))
             .execute();
       } catch (ApiException e) {
         LOG.warn(

@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.controller.backend;
 
+import io.inferencecache.controlplane.controller.CrText;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.kubernetes.client.openapi.models.V1Deployment;
 import java.time.Duration;
@@ -100,7 +101,9 @@ final class ReadyRules {
               READY,
               Conditions.TRUE,
               OBSERVED,
-              "engine KV events reached the index (first at " + st.firstKVEventObservedAt + ")",
+              "engine KV events reached the index (first at "
+                  + CrText.time(st.firstKVEventObservedAt)
+                  + ")",
               gen,
               now);
       notDegraded(st, gen, now);

@@ -22,6 +22,7 @@ import io.kubernetes.client.openapi.models.V1ServicePort;
 import io.kubernetes.client.openapi.models.V1ServiceSpec;
 import io.kubernetes.client.openapi.models.V1TCPSocketAction;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,11 +86,21 @@ final class RedisWorkload {
         .putLimitsItem("memory", DEFAULT_LIMIT);
   }
 
-  /** 80% of the memory limit (8Gi without one), whole bytes. */
+  /**
+   * Redis {@code --maxmemory}: {@code limit - limit / 5} in integer bytes, the memory limit (8Gi
+   * without one) rounded up to a whole byte first. Integer division leaves the cap one byte above
+   * {@code floor(0.8 * limit)} unless the limit is a multiple of 5 (8Gi gives 6871947674). A limit
+   * beyond {@code Long.MAX_VALUE} bytes counts as {@code Long.MAX_VALUE}.
+   */
   static long maxMemoryBytes(final V1ResourceRequirements r) {
     final Quantity limit = r.getLimits() == null ? null : r.getLimits().get("memory");
-    final BigDecimal bytes = (limit == null ? DEFAULT_LIMIT : limit).getNumber();
-    return bytes.multiply(BigDecimal.valueOf(8)).divide(BigDecimal.TEN).longValue();
+    final BigDecimal bytes =
+        (limit == null ? DEFAULT_LIMIT : limit).getNumber().setScale(0, RoundingMode.CEILING);
+    final long whole =
+        bytes.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0
+            ? Long.MAX_VALUE
+            : bytes.longValueExact();
+    return whole - whole / 5;
   }
 
   static V1Container container(final CacheBackend cr) throws RenderException {

@@ -160,12 +160,29 @@ class BackendRulesTest {
     assertThat(EnginePodEventsReconciler.injectedBy("a/b/c")).isNull();
   }
 
+  private static long maxMemory(final String limit) {
+    return RedisWorkload.maxMemoryBytes(
+        new V1ResourceRequirements().putLimitsItem("memory", Quantity.fromString(limit)));
+  }
+
+  @Test
+  void redisMaxMemoryIsTheLimitMinusAFifthInIntegerBytes() {
+    assertThat(maxMemory("8Gi")).isEqualTo(6871947674L);
+    assertThat(maxMemory("4Gi")).isEqualTo(3435973837L);
+    assertThat(RedisWorkload.maxMemoryBytes(new V1ResourceRequirements()))
+        .as("no limit: the 8Gi default")
+        .isEqualTo(6871947674L);
+    // 1000003 is not a multiple of 5: 1000003 - 200000, where floor(0.8 x) would be 800002.
+    assertThat(maxMemory("1000003")).isEqualTo(800003L);
+    assertThat(maxMemory("1000000")).isEqualTo(800000L);
+    // A fractional quantity is rounded up to a whole byte first: 1.5k -> 1500, 100m -> 1.
+    assertThat(maxMemory("1.5k")).isEqualTo(1200L);
+    assertThat(maxMemory("100m")).isEqualTo(1L);
+  }
+
   @Test
   void redisRenderingSizesMaxMemoryAndNamesTheProbeBody() throws Exception {
-    assertThat(
-            RedisWorkload.maxMemoryBytes(
-                new V1ResourceRequirements().putLimitsItem("memory", Quantity.fromString("1Gi"))))
-        .isEqualTo(858993459L);
+    assertThat(maxMemory("1Gi")).isEqualTo(858993460L);
     final CacheBackend cr = backend(null);
     cr.getSpec().remoteStorage = new CacheBackend.RemoteStorage();
     cr.getSpec().remoteStorage.redis = new CacheBackend.Redis();

@@ -32,6 +32,9 @@ import org.junit.jupiter.api.Timeout;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(300)
 class CacheBackendKubeIT {
+  /** A {@code metav1.Time} as the API server writes it: RFC 3339, UTC, whole seconds. */
+  private static final String META_TIME = "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z";
+
   private KubeLocal kube;
   private BackendStack stack;
 
@@ -123,10 +126,22 @@ class CacheBackendKubeIT {
               final JsonObject st = cb.getAsJsonObject("status");
               assertCondition(cb, "Ready", "True", "KVEventsObserved");
               assertCondition(cb, "Progressing", "False", "Synced");
-              assertThat(st.get("firstKVEventObservedAt").getAsString()).endsWith("Z");
               assertThat(st.getAsJsonObject("indexParticipation").get("prefixCount").getAsLong())
                   .isEqualTo(3);
               assertThat(hasEvent(ns, "KVEventsObserved", "Normal")).isTrue();
+              // Stored as sent: every metav1.Time is whole-second RFC 3339, as upstream writes.
+              assertThat(st.get("firstKVEventObservedAt").getAsString()).matches(META_TIME);
+              if (st.has("firstAvailableAt")) {
+                assertThat(st.get("firstAvailableAt").getAsString()).matches(META_TIME);
+              }
+              assertThat(st.getAsJsonObject("indexParticipation").get("lastEventAt").getAsString())
+                  .matches(META_TIME);
+              assertThat(st.getAsJsonArray("conditions"))
+                  .isNotEmpty()
+                  .allSatisfy(
+                      c ->
+                          assertThat(c.getAsJsonObject().get("lastTransitionTime").getAsString())
+                              .matches(META_TIME));
             });
     final String table = kube.kubectl("get", "cb", "-n", ns).stdout();
     assertThat(table)
@@ -171,7 +186,7 @@ class CacheBackendKubeIT {
             "--protected-mode",
             "no",
             "--maxmemory",
-            "6871947673",
+            "6871947674",
             "--maxmemory-policy",
             "allkeys-lru");
     assertThat(c.get(0).getReadinessProbe().getTcpSocket().getPort().getStrValue())
@@ -222,7 +237,7 @@ class CacheBackendKubeIT {
               final var live =
                   stack.deployment(ns, "l2").getSpec().getTemplate().getSpec().getContainers();
               assertThat(live.get(0).getImage()).isEqualTo("docker.io/library/redis:7.2-alpine");
-              assertThat(live.get(0).getArgs()).contains("1717986918");
+              assertThat(live.get(0).getArgs()).contains("1717986919");
             });
     // kube-local runs no garbage collector: deletion of the children is the API server's GC acting
     // on the controller owner references asserted above; here the reconciler must not recreate
