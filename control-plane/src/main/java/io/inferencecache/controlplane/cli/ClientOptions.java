@@ -74,7 +74,9 @@ final class ClientOptions {
   @Option(
       names = "--tokens-per-block",
       paramLabel = "N",
-      description = "Tokens of each block of --blocks (default 16).")
+      description =
+          "Tokens per block of --blocks, and the block size report cuts --token-ids into"
+              + " (default 16).")
   Integer tokensPerBlock;
 
   @Option(
