@@ -143,16 +143,20 @@ class ServerIT {
   @Test
   void policyAcceptsPostAndPutAndRejectsBadBodies() throws Exception {
     final String url = server.snapshotUrl("/policy");
-    final HttpResponse<String> wrong = call("GET", url, null, null);
+    final HttpResponse<String> wrong = call("DELETE", url, null, null);
     assertThat(wrong.statusCode()).isEqualTo(405);
-    assertThat(wrong.headers().firstValue("Allow")).hasValue("POST, PUT");
-    assertThat(call("DELETE", url, null, null).statusCode()).isEqualTo(405);
+    assertThat(wrong.headers().firstValue("Allow")).hasValue("GET, HEAD, POST, PUT");
     final String ok = "{\"version\":7,\"policies\":[{\"namespace\":\"team-z\"}]}";
     for (final String method : List.of("POST", "PUT")) {
       final HttpResponse<String> r = call(method, url, ok, null);
       assertThat(r.statusCode()).isEqualTo(204);
       assertThat(r.body()).isEmpty();
     }
+    final HttpResponse<String> held = call("GET", url, null, null);
+    assertThat(held.statusCode()).isEqualTo(200);
+    assertThat(held.headers().firstValue("Content-Type").orElseThrow())
+        .startsWith("application/json");
+    assertThat(held.body()).isEqualTo(ok);
     final HttpResponse<String> version = call("POST", url, "{\"version\":99}", null);
     assertThat(version.statusCode()).isEqualTo(400);
     assertThat(version.body()).isEqualTo("unsupported policy snapshot version\n");

@@ -67,7 +67,7 @@ public final class NatsServer implements AutoCloseable {
       return debian.toString();
     }
     throw new IllegalStateException(
-        "nats-server not found on PATH or at /usr/sbin: apt-get install nats-server (.ci/run does)");
+        "nats-server not found on PATH or at /usr/sbin: run bin/test, which installs what the tests need (or: apt-get install nats-server)");
   }
 
   /** Starts the process and waits until it is ready. No-op when it is running. */

@@ -16,18 +16,19 @@ import java.util.function.DoubleFunction;
 import java.util.function.DoublePredicate;
 
 /**
- * Prints the engine results of a run as a Markdown table: per figure the engine's layout v2 ({@code
- * impl=offheap}), the v1 layout ({@code impl=offheap-v1}) and the on-heap reference ({@code
- * impl=onheap}) side by side, the ratios v2 ÷ v1 and v2 ÷ reference, the issue-15 target and
- * whether v2 meets it. A figure whose implementation is missing from the files shows "—".
+ * Prints the engine results of a run as a Markdown table: per figure the engine ({@code
+ * impl=offheap}, the current layout), the v1 layout ({@code impl=offheap-v1}) and the on-heap
+ * reference ({@code impl=onheap}) side by side, the ratios engine ÷ v1 and engine ÷ reference, the
+ * issue-15 target and whether the engine meets it. A figure whose implementation is missing from
+ * the files shows "—".
  *
  * <p>Arguments, in any order: JMH JSON result files ({@code -rf json}), {@link MemoryFootprint}
  * JSON files and {@link AllocationProbe} text files (named {@code allocation-*.txt}).
  */
 public final class ResultsTable {
   static final String HEADER =
-      "| metric | shape / size | v2 (`offheap`) | v1 (`offheap-v1`) | reference (`onheap`)"
-          + " | v2 ÷ v1 | v2 ÷ reference | target | v2 meets |\n"
+      "| metric | shape / size | engine (`offheap`) | v1 (`offheap-v1`) | reference (`onheap`)"
+          + " | engine ÷ v1 | engine ÷ reference | target | engine meets |\n"
           + "|---|---|---:|---:|---:|---:|---:|---|---|\n";
 
   private static final String[] IMPLS = {
@@ -67,12 +68,13 @@ public final class ResultsTable {
   }
 
   static final String FOOTNOTE =
-      "Ratios are v2's figure ÷ the other's (below 1 is better for times, bytes and allocation,"
-          + " above 1 for throughput). JMH allocation rows (`gc.alloc.rate.norm`, sample mode)"
-          + " include the harness' background allocation divided by the operation count; the"
-          + " exact rows (`AllocationProbe`, the thread's allocation counter) are the ones judged"
-          + " against 0 B. LFU credit = (`lookupAndCredit` − `lookupOnly`) ÷ 1,024 matched"
-          + " holder-blocks (AverageTime); a difference within the noise can come out negative.\n";
+      "Ratios are the engine's figure ÷ the other's (below 1 is better for times, bytes and"
+          + " allocation, above 1 for throughput). JMH allocation rows (`gc.alloc.rate.norm`,"
+          + " sample mode) include the harness' background allocation divided by the operation"
+          + " count; the exact rows (`AllocationProbe`, the thread's allocation counter) are the"
+          + " ones judged against 0 B. LFU credit = (`lookupAndCredit` − `lookupOnly`) ÷ 1,024"
+          + " matched holder-blocks (AverageTime); a difference within the noise can come out"
+          + " negative.\n";
 
   private static ResultsTable read(final String... args) throws IOException {
     final ResultsTable t = new ResultsTable();
@@ -240,7 +242,7 @@ public final class ResultsTable {
       final String impl = m.get("impl").asText();
       final boolean hinted = impl.startsWith(IndexUnderTest.OFFHEAP + "(");
       if (!hinted && !impl.equals(IndexUnderTest.OFFHEAP)) {
-        continue; // one row per v2 entry; its v1 and reference partners are looked up
+        continue; // one row per engine entry; its v1 and reference partners are looked up
       }
       final String suffix = hinted ? impl.substring(impl.indexOf('(')) : "";
       final String shape = m.get("shape").asText();
@@ -370,7 +372,10 @@ public final class ResultsTable {
     return null;
   }
 
-  /** One row: v2, v1, reference (NaN = not measured), both ratios, target and v2's verdict. */
+  /**
+   * One row: engine, v1, reference (NaN = not measured), both ratios, target and the engine's
+   * verdict.
+   */
   private static void row(
       final StringBuilder sb,
       final String metric,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,7 +45,7 @@ class PublishTableTest {
     // The replay and service rows keep their own columns, after the engine table.
     assertThat(t.indexOf("| replay (gRPC loopback) | not run |")).isGreaterThan(replay);
     assertThat(t).contains("| service: empty-RPC floor, LookupRoute over loopback |");
-    assertThat(t).contains("Engine table: Ratios are v2's figure ÷ the other's");
+    assertThat(t).contains("Engine table: Ratios are the engine's figure ÷ the other's");
   }
 
   @Test
@@ -90,6 +91,33 @@ class PublishTableTest {
             "0.90×",
             "≥ 0.80×",
             "yes");
+  }
+
+  @Test
+  void withEqualFileTimesTheLoopbackFileOfTheLatestStampGivesTheServiceRows() throws Exception {
+    fixture();
+    final String loopback =
+        "{\"environment\":{},\"rows\":["
+            + "{\"mode\":\"closed\",\"rpc\":\"LookupRoute\",\"concurrency\":16,"
+            + "\"throughput\":%d,\"p50us\":1300,\"p99us\":6000},"
+            + "{\"mode\":\"closed\",\"rpc\":\"Health/Check\",\"concurrency\":16,"
+            + "\"throughput\":10000,\"p50us\":1000,\"p99us\":8000}]}";
+    final Path older = dir.resolve("service-loopback-20261129T181155Z.json");
+    final Path newer = dir.resolve("service-loopback-20261206T015827Z.json");
+    final Path jmh = dir.resolve("service-jmh-20261206T015827Z.json");
+    Files.writeString(older, String.format(Locale.ROOT, loopback, 7000));
+    Files.writeString(newer, String.format(Locale.ROOT, loopback, 9000));
+    Files.writeString(jmh, "[]");
+    final FileTime same = FileTime.fromMillis(1_700_000_000_000L);
+    for (Path p : new Path[] {older, newer, jmh}) {
+      Files.setLastModifiedTime(p, same);
+    }
+    assertThat(
+            ResultsTableTest.row(
+                PublishTable.render(dir, STAMP),
+                "service: LookupRoute over loopback, calls/s · p50 · p99",
+                "16 closed-loop callers")[2])
+        .isEqualTo("9,000 · 1.30 ms · 6.00 ms");
   }
 
   @Test

@@ -11,7 +11,10 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.io.File;
 
-/** The index (engine {@link IndexConfig}); keys and defaults as in the README's index table. */
+/**
+ * The index (engine {@link IndexConfig}); keys and defaults as in docs/configuration.md's YAML
+ * table.
+ */
 public final class IndexSettings {
   @Min(1)
   @Max(Integer.MAX_VALUE / 2)

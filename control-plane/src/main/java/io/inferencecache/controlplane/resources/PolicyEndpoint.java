@@ -7,11 +7,13 @@ import io.inferencecache.engine.policy.PolicySnapshot;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 
 /**
  * {@code /policy} (docs/behaviour.md#policy): POST or PUT, body ≤ 1 MiB, strict decode, version
  * window [3, 7], normalization of older versions, atomic replace of the index's policy store, 204.
+ * GET (and HEAD) read back what the server holds, in the canonical body form (beyond upstream).
  */
 public final class PolicyEndpoint implements Endpoint {
   /** Body limit (Go {@code MaxBytesReader}). */
@@ -27,8 +29,19 @@ public final class PolicyEndpoint implements Endpoint {
   public void handle(final HttpServletRequest req, final HttpServletResponse resp)
       throws IOException {
     final String method = req.getMethod();
+    if ("GET".equals(method) || "HEAD".equals(method)) {
+      final byte[] held =
+          PolicyJson.write(index.get().policyStore().current()).getBytes(StandardCharsets.UTF_8);
+      resp.setStatus(HttpServletResponse.SC_OK);
+      resp.setContentType("application/json");
+      resp.setContentLength(held.length);
+      if ("GET".equals(method)) {
+        resp.getOutputStream().write(held);
+      }
+      return;
+    }
     if (!"POST".equals(method) && !"PUT".equals(method)) {
-      HttpText.methodNotAllowed(resp, "POST, PUT");
+      HttpText.methodNotAllowed(resp, "GET, HEAD, POST, PUT");
       return;
     }
     final HttpText.Body body = HttpText.read(req, MAX_BODY_BYTES);

@@ -6,17 +6,11 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** Exit codes and messages of the start-up checks (correction 12), in process. */
 @Timeout(60)
@@ -151,24 +145,5 @@ class InferenceCacheCliTest {
             InferenceCacheCli.goFlags(
                 new String[] {"serve", "-log-level=debug", "-h", "--x", "--", "-y"}))
         .containsExactly("serve", "--log-level=debug", "-h", "--x", "--", "-y");
-  }
-
-  @Test
-  void theReadmeSubscriberTableListsEverySubscribeFlag() throws Exception {
-    final String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-    final int from = readme.indexOf("## The subscriber sidecar");
-    final String section = readme.substring(from, readme.indexOf("\n## ", from + 3));
-    final Set<String> listed = new TreeSet<>();
-    final Matcher m = Pattern.compile("(?m)^\\| `(--[a-z-]+)` \\|").matcher(section);
-    while (m.find()) {
-      listed.add(m.group(1));
-    }
-    final Set<String> flags = new TreeSet<>();
-    new CommandLine(new SubscribeCommand())
-        .getCommandSpec()
-        .options()
-        .forEach(o -> flags.add(o.longestName()));
-    flags.removeAll(Set.of("--help", "--version"));
-    assertThat(listed).isEqualTo(flags).contains("--http-address");
   }
 }

@@ -36,13 +36,13 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * The README's settings tables against the configuration classes: every YAML key the README lists
- * is accepted and round-trips (a value other than the default is written and read back), every key
- * of the configuration classes is listed, and every {@code serve} flag overrides the YAML key the
- * table names.
+ * The settings tables of docs/configuration.md against the configuration classes: every YAML key
+ * the page lists is accepted and round-trips (a value other than the default is written and read
+ * back), every key of the configuration classes is listed, and every {@code serve} flag overrides
+ * the YAML key the table names.
  */
 class SettingsTablesTest {
-  private static final Path README = Path.of("..", "README.md");
+  private static final Path REFERENCE = Path.of("..", "docs", "configuration.md");
   private static final Pattern KEY = Pattern.compile("`([A-Za-z.]+)`");
   private static final Pattern AMOUNT = Pattern.compile("(\\d+) (\\w+)");
   private static final Pattern PORT = Pattern.compile(":(\\d+)");
@@ -93,7 +93,7 @@ class SettingsTablesTest {
         }
       }
     }
-    assertThat(missing).as("keys missing from the README's YAML table").isEmpty();
+    assertThat(missing).as("keys missing from the YAML table of docs/configuration.md").isEmpty();
   }
 
   @Test
@@ -202,7 +202,10 @@ class SettingsTablesTest {
     return Character.toLowerCase(s.charAt(0)) + s.substring(1);
   }
 
-  /** The first-column keys of the README's YAML table ({@code a.b}, {@code a.b / .c} forms). */
+  /**
+   * The first-column keys of the YAML table of docs/configuration.md ({@code a.b}, {@code a.b / .c}
+   * forms).
+   */
   static Set<String> yamlTableKeys() throws IOException {
     final Set<String> keys = new LinkedHashSet<>();
     for (final List<String> row : table("### YAML configuration")) {
@@ -222,7 +225,9 @@ class SettingsTablesTest {
     return keys;
   }
 
-  /** Flag → YAML key of the README's {@code serve} flags table (rows with a key). */
+  /**
+   * Flag → YAML key of the {@code serve} flags table of docs/configuration.md (rows with a key).
+   */
   static Map<String, String> flagTableKeys() throws IOException {
     final Map<String, String> flags = new LinkedHashMap<>();
     for (final List<String> row : table("### Flags (`serve`)")) {
@@ -236,9 +241,9 @@ class SettingsTablesTest {
 
   /** The body rows of the first table after {@code heading}, split into cells. */
   private static List<List<String>> table(final String heading) throws IOException {
-    final List<String> lines = Files.readAllLines(README);
+    final List<String> lines = Files.readAllLines(REFERENCE);
     int i = lines.indexOf(heading);
-    assertThat(i).as("README heading " + heading).isNotNegative();
+    assertThat(i).as("docs/configuration.md heading " + heading).isNotNegative();
     while (!lines.get(i).startsWith("|")) {
       i++;
     }

@@ -4,7 +4,7 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Programs the integration tests run from the PATH (installed by {@code .ci/run}). */
+/** Programs the integration tests run from the PATH (bin/test installs them). */
 public final class Executables {
   private Executables() {}
 
@@ -23,7 +23,7 @@ public final class Executables {
     }
     throw new AssertionError(
         name
-            + " is not on the PATH: install it (Debian: apt-get install -y "
+            + " is not on the PATH: run bin/test, which installs what the tests need (or: apt-get install -y "
             + debianPackage
             + ")");
   }

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Command-line options of {@link FleetSim}. Every field has a default; the cost model's defaults
- * and where they come from are listed in perf/README.md ("Fleet simulator").
+ * and where they come from are listed in perf/README.md ("Routing quality (fleet simulation)").
  */
 public final class FleetOptions {
   String trace;
@@ -48,7 +48,7 @@ public final class FleetOptions {
 
   double dynamoTemperature = 0.0;
 
-  /** The load-aware strategy's parameters, as written in the CachePolicy (see the README). */
+  /** The load-aware strategy's parameters, as written in the CachePolicy (see docs/configuration.md). */
   int pressureTokens = 0;
 
   double pressureBound = 0;

@@ -23,7 +23,7 @@ import java.util.Objects;
  * sink ({@code _grpc_*} families for a {@link GrpcUpdateSink}, {@code _jetstream_*} for a {@link
  * JetStreamUpdateSink}). {@value #DROPPED} sums, whatever the sink, what left the event path and
  * will never reach its destination; it and {@value #SINK_READY} are what the {@code
- * SubscriberDeliveryFailing} alert reads. The README's subscriber metrics table lists every family.
+ * SubscriberDeliveryFailing} alert reads. docs/sidecar.md's metrics table lists every family.
  *
  * <p>Thread-safe: every value is an atomic or volatile read.
  */

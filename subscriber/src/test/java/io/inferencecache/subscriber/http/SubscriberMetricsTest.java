@@ -188,10 +188,13 @@ class SubscriberMetricsTest {
   }
 
   @Test
-  void theReadmeTableListsEveryFamilyOfBothSinks() throws Exception {
-    final String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-    final int from = readme.indexOf("### HTTP endpoint and metrics (subscriber)");
-    final String section = readme.substring(from, readme.indexOf("\n## ", from));
+  void theSidecarPageListsEveryFamilyOfBothSinks() throws Exception {
+    final String doc =
+        Files.readString(Path.of("..", "docs", "sidecar.md"), StandardCharsets.UTF_8);
+    final int from = doc.indexOf("### HTTP endpoint and metrics (subscriber)");
+    assertThat(from).as("the metrics section of docs/sidecar.md").isNotNegative();
+    final int end = doc.indexOf("\n## ", from);
+    final String section = doc.substring(from, end < 0 ? doc.length() : end);
     final Set<String> listed = new LinkedHashSet<>();
     final Matcher m = Pattern.compile("`(inferencecache_subscriber_[a-z_]+)[`{]").matcher(section);
     while (m.find()) {
