@@ -44,8 +44,8 @@ public final class ClientLookupCommand implements Callable<Integer>, OwnsUsageEr
       names = "--token-ids",
       paramLabel = "T1,T2,...",
       description =
-          "Token ids instead of --blocks: the server fingerprints them at its own block size"
-              + " (serve --engine-block-size, default 16).")
+          "Token ids instead of --blocks, fingerprinted by the server at the engine block size"
+              + " it was started with (16 by default).")
   String tokenIds;
 
   @Option(
