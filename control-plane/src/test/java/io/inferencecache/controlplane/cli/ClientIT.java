@@ -56,6 +56,10 @@ class ClientIT {
     cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
     cmd.addAll(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-jar", JAR, "client"));
     cmd.addAll(List.of(args));
+    if (!List.of(args).contains("--timeout") && !List.of(args).contains("--help")) {
+      // a loaded 2-core machine can take seconds for a first TLS handshake: no flaky 10 s bound
+      cmd.addAll(List.of("--timeout", "60s"));
+    }
     final Path out = Files.createTempFile(dir, "out", ".txt");
     final Path err = Files.createTempFile(dir, "err", ".txt");
     final Process p =
@@ -64,7 +68,7 @@ class ClientIT {
             .redirectError(err.toFile())
             .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
             .start();
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("client %s ended", List.of(args)).isTrue();
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("client %s ended", List.of(args)).isTrue();
     return new Run(
         p.exitValue(),
         Files.readString(out, StandardCharsets.UTF_8),
