@@ -12,9 +12,9 @@ import picocli.CommandLine.Spec;
 /**
  * The {@code inference-cache} command line. Each subcommand is one picocli {@code @Command} class
  * listed in {@link #COMMANDS}; adding one ({@code controller}, {@code doctor}, {@code subscribe},
- * {@code fake-engine}) is one class and one line here. Exit codes: 0 success or {@code --help}, 2
- * unknown flag or bad value (with usage), start-up errors as {@link StartupException} says, 1 for
- * any other failure.
+ * {@code fake-engine}, {@code client}) is one class and one line here. Exit codes: 0 success or
+ * {@code --help}, 2 unknown flag or bad value (with usage), start-up errors as {@link
+ * StartupException} says, 1 for any other failure.
  */
 @Command(
     name = "inference-cache",
@@ -30,7 +30,8 @@ public final class InferenceCacheCli implements Callable<Integer> {
           ControllerCommand.class,
           SubscribeCommand.class,
           FakeEngineCommand.class,
-          DoctorCommand.class);
+          DoctorCommand.class,
+          ClientCommand.class);
 
   @Spec private CommandSpec spec;
 

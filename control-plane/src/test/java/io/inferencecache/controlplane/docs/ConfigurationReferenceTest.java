@@ -24,7 +24,16 @@ class ConfigurationReferenceTest {
   private static final Set<String> STANDARD = Set.of("--help", "--version");
 
   @ParameterizedTest
-  @ValueSource(strings = {"serve", "subscribe", "controller", "doctor", "fake-engine"})
+  @ValueSource(
+      strings = {
+        "serve",
+        "subscribe",
+        "controller",
+        "doctor",
+        "fake-engine",
+        "client report",
+        "client lookup"
+      })
   void theReferenceListsExactlyTheFlagsTheHelpPrints(final String command) {
     final Set<String> printed = flagsOf(help(command));
     assertThat(printed).as(command + " --help").isNotEmpty();
@@ -33,12 +42,15 @@ class ConfigurationReferenceTest {
         .isEqualTo(printed);
   }
 
-  /** What {@code inference-cache COMMAND --help} prints, as a user would run it. */
+  /**
+   * What {@code inference-cache COMMAND --help} prints, as a user would run it ({@code COMMAND} may
+   * be a command and its subcommand, {@code client lookup}).
+   */
   private static String help(final String command) {
     final StringWriter out = new StringWriter();
     final int code =
         InferenceCacheCli.run(
-            new String[] {command, "--help"},
+            (command + " --help").split(" "),
             new PrintWriter(out),
             new PrintWriter(new StringWriter()));
     assertThat(code).as(command + " --help exit code").isZero();

@@ -2,13 +2,11 @@ package io.inferencecache.controlplane.support;
 
 import com.google.protobuf.ByteString;
 import io.grpc.Channel;
-import io.grpc.stub.StreamObserver;
+import io.inferencecache.controlplane.client.ClientConnection;
 import io.inferencecache.proto.v1alpha1.Ack;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
-import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.PrefixEntry;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.function.IntFunction;
 
 /** One ReportCacheState stream over a real channel: the updates, then the server's one Ack. */
@@ -43,30 +41,7 @@ public final class CacheStateReports {
    * Ack.
    */
   public static Ack send(
-      final Channel channel, final long seconds, final CacheStateUpdate... updates)
-      throws Exception {
-    final CompletableFuture<Ack> ack = new CompletableFuture<>();
-    final StreamObserver<CacheStateUpdate> in =
-        InferenceCacheGrpc.newStub(channel)
-            .reportCacheState(
-                new StreamObserver<>() {
-                  @Override
-                  public void onNext(final Ack value) {
-                    ack.complete(value);
-                  }
-
-                  @Override
-                  public void onError(final Throwable t) {
-                    ack.completeExceptionally(t);
-                  }
-
-                  @Override
-                  public void onCompleted() {}
-                });
-    for (final CacheStateUpdate u : updates) {
-      in.onNext(u);
-    }
-    in.onCompleted();
-    return ack.get(seconds, TimeUnit.SECONDS);
+      final Channel channel, final long seconds, final CacheStateUpdate... updates) {
+    return ClientConnection.report(channel, Duration.ofSeconds(seconds), updates);
   }
 }

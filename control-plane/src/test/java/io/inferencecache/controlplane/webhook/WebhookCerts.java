@@ -32,13 +32,13 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * A test CA and serving certificates it signs for {@code 127.0.0.1} and {@code localhost}, written
  * as {@code tls.crt}/{@code tls.key} (PKCS#8 PEM) the way cert-manager lays out its Secret.
  */
-final class WebhookCerts {
+public final class WebhookCerts {
   private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
 
   final KeyPair caKey;
   final X509Certificate ca;
 
-  WebhookCerts() throws GeneralSecurityException {
+  public WebhookCerts() throws GeneralSecurityException {
     caKey = ecKey();
     try {
       final X500Name name = new X500Name("CN=inference-cache webhook test CA");
@@ -56,7 +56,7 @@ final class WebhookCerts {
   /**
    * Writes a new serving pair with {@code commonName} into {@code dir}; returns its certificate.
    */
-  X509Certificate writeServing(final Path dir, final String commonName)
+  public X509Certificate writeServing(final Path dir, final String commonName)
       throws GeneralSecurityException, IOException {
     final KeyPair key = ecKey();
     final JcaX509v3CertificateBuilder b =
@@ -89,7 +89,7 @@ final class WebhookCerts {
   }
 
   /** The CA as PEM (a webhook configuration's caBundle, before base64). */
-  String caPem() throws GeneralSecurityException {
+  public String caPem() throws GeneralSecurityException {
     return pem("CERTIFICATE", ca.getEncoded());
   }
 
