@@ -38,6 +38,7 @@ public final class LookupRequest {
   int exactTokenCount;
 
   int ttftMs;
+  int maxReplicas;
   final byte[] lenScratch = new byte[4];
 
   /** Clears everything. */
@@ -52,6 +53,7 @@ public final class LookupRequest {
     exactLength = 0;
     exactTokenCount = 0;
     ttftMs = 0;
+    maxReplicas = 0;
     return this;
   }
 
@@ -88,6 +90,19 @@ public final class LookupRequest {
   public LookupRequest ttftMs(final int ttft) {
     this.ttftMs = ttft;
     return this;
+  }
+
+  /**
+   * The most replicas the caller wants in the answer, the best by score (0 = all of them, the
+   * default). Negative values count as 0.
+   */
+  public LookupRequest maxReplicas(final int max) {
+    this.maxReplicas = Math.max(0, max);
+    return this;
+  }
+
+  public int maxReplicas() {
+    return maxReplicas;
   }
 
   private int reserveHash(final int len) {

@@ -124,6 +124,24 @@ public final class LookupResult {
     return w;
   }
 
+  /**
+   * Keeps only the first {@code n} entries (the best, once sorted) and drops the LFU entries of the
+   * replicas cut, so a delivery credits only what it answers. No-op when {@code n} is not below the
+   * size or not positive. Returns the number kept.
+   */
+  public int truncate(final int n) {
+    if (n <= 0 || n >= size) {
+      return size;
+    }
+    for (int i = n; i < size; i++) {
+      if (resultRun[i] >= 0) {
+        runDelivered[resultRun[i]] = false;
+      }
+    }
+    size = n;
+    return n;
+  }
+
   private void moveEntry(final int from, final int to) {
     replica[to] = replica[from];
     score[to] = score[from];

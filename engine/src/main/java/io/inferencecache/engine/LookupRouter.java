@@ -236,7 +236,9 @@ public final class LookupRouter {
     final long lookupStart = nanoTime.getAsLong();
     runHook();
     final boolean lfu = lfu(tenantId, policy);
-    lookups.lookupRoute(q, r, tenantId, modelId, lfu);
+    final int cap = policy.answerCap(q.maxReplicas());
+    lookups.lookupRoute(
+        q, r, tenantId, modelId, lfu, earlyCap(cap, policy), policy.minimumMatchedTokens());
     if (expired(deadline, call)
         || (budgetNanos > 0 && nanoTime.getAsLong() - lookupStart > budgetNanos)) {
       r.clear();
@@ -273,6 +275,11 @@ public final class LookupRouter {
       loadAware.answered(r, r.replicaId(0), policy);
     }
 
+    // 13c. The answer cap (opt-in): the best replicas only; those cut are not credited.
+    if (cap > 0 && (outcome == Outcome.PREFIX_MATCH || outcome == Outcome.TENANT_HOT)) {
+      r.truncate(cap);
+    }
+
     out.echoAdapter = true;
     // 14. Affinity fallback for a would-be NO_HINT.
     if (outcome == Outcome.NONE
@@ -307,6 +314,16 @@ public final class LookupRouter {
     // 16.
     out.scoresFromResult = outcome == Outcome.PREFIX_MATCH || outcome == Outcome.TENANT_HOT;
     finish(out, outcome.reasonCode(), start);
+  }
+
+  /**
+   * The cap the index may apply while it ranks (a partial selection: the rest is never sorted;
+   * replicas under the matched-tokens floor rank last there, so the floor of step 13 still sees the
+   * best that pass it), or 0 under load-aware ranking, which reorders the whole answer: then every
+   * entry is sorted and the cap is applied at step 13c only.
+   */
+  private static int earlyCap(final int cap, final ResolvedPolicy policy) {
+    return policy.loadAware() ? 0 : cap;
   }
 
   /** Whether the tenant evicts by LFU, from the policy already resolved when the index reads it. */

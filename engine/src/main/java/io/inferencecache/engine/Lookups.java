@@ -55,9 +55,9 @@ final class Lookups {
       if (q.chainMalformed()) {
         return;
       }
-      walkChain(q, r, tm, scope, p, recordsCredits(tenant));
+      walkChain(q, r, tm, scope, p, recordsCredits(tenant), q.maxReplicas, 0);
     } else {
-      exact(q, r, tm, scope, p, recordsCredits(tenant));
+      exact(q, r, tm, scope, p, recordsCredits(tenant), q.maxReplicas, 0);
     }
     r.outcome = r.size > 0 ? Outcome.PREFIX_MATCH : Outcome.NONE;
   }
@@ -72,7 +72,7 @@ final class Lookups {
       return;
     }
     final int tenant = q.tenant.resolve(dict);
-    lookupRoute(q, r, tenant, q.model.resolve(dict), recordsCredits(tenant));
+    lookupRoute(q, r, tenant, q.model.resolve(dict), recordsCredits(tenant), q.maxReplicas, 0);
   }
 
   /**
@@ -87,14 +87,19 @@ final class Lookups {
    * The index part of LookupRoute with the tenant and model ids the caller already resolved ({@link
    * LookupRouter}); records the resolved ids in {@code r} for {@link #affinityHint( LookupResult,
    * byte[])} and {@link #creditDelivered(LookupResult, boolean)}. Records the LFU entries the match
-   * touches only when {@code credit} (the tenant evicts by LFU).
+   * touches only when {@code credit} (the tenant evicts by LFU). Keeps only the best {@code limit}
+   * replicas when {@code limit > 0} (partial selection: the others are never sorted); with a
+   * matched-tokens {@code floor > 0}, a prefix match's replicas below it rank after every other, so
+   * the best {@code limit} at or above the floor are kept (the caller then drops those below).
    */
   void lookupRoute(
       final LookupRequest q,
       final LookupResult r,
       final int tenant,
       final int model,
-      final boolean credit) {
+      final boolean credit,
+      final int limit,
+      final int floor) {
     r.clear();
     if (q.tenant.isEmpty() || q.model.isEmpty() || q.scheme.isEmpty()) {
       return;
@@ -111,19 +116,19 @@ final class Lookups {
         return;
       }
       if (p != null) {
-        walkChain(q, r, tm, scope, p, credit);
+        walkChain(q, r, tm, scope, p, credit, limit, floor);
       }
       r.outcome = r.size > 0 ? Outcome.PREFIX_MATCH : classify(tenant, tm, scope);
       return;
     }
     if (p != null) {
-      exact(q, r, tm, scope, p, credit);
+      exact(q, r, tm, scope, p, credit, limit, floor);
       if (r.size > 0) {
         r.outcome = Outcome.PREFIX_MATCH;
         return;
       }
     }
-    if (tenantHot(q, r, tm, scope)) {
+    if (tenantHot(q, r, tm, scope, limit)) {
       r.outcome = Outcome.TENANT_HOT;
       return;
     }
@@ -169,7 +174,9 @@ final class Lookups {
       final TenantModelState tm,
       final ScopeState scope,
       final Partition p,
-      final boolean credit) {
+      final boolean credit,
+      final int limit,
+      final int floor) {
     final KeyBuffer k = r.key;
     if (!k.set(p.id(), q.exact, 0, q.exactLength)) {
       return;
@@ -195,7 +202,7 @@ final class Lookups {
     for (int i = 0; i < r.size; i++) {
       r.score[i] *= dp;
     }
-    sortByScore(r);
+    sortByScore(r, limit, floor);
   }
 
   /**
@@ -208,7 +215,9 @@ final class Lookups {
       final TenantModelState tm,
       final ScopeState scope,
       final Partition p,
-      final boolean credit) {
+      final boolean credit,
+      final int limit,
+      final int floor) {
     if (q.hashCount == 0) {
       return;
     }
@@ -238,14 +247,15 @@ final class Lookups {
     if (total > 1 && r.size > 0) {
       applyDistinguishingPower(r, total);
     }
-    sortByScore(r);
+    sortByScore(r, limit, floor);
   }
 
   private boolean tenantHot(
       final LookupRequest q,
       final LookupResult r,
       final TenantModelState tm,
-      final ScopeState scope) {
+      final ScopeState scope,
+      final int limit) {
     final long maxAge = cfg.tenantHotMaxAgeNanos();
     if (maxAge <= 0 || tm == null || scope == null) {
       return false;
@@ -271,7 +281,7 @@ final class Lookups {
     if (r.size == 0) {
       return false;
     }
-    sortByScore(r);
+    sortByScore(r, limit, 0);
     return true;
   }
 
@@ -284,43 +294,28 @@ final class Lookups {
   private static void applyDistinguishingPower(final LookupResult r, final int total) {
     final int n = r.size;
     final int[] v = r.matchedScratch(n);
-    for (int i = 0; i < n; i++) {
-      final int x = r.matched[i];
-      int j = i;
-      for (; j > 0 && v[j - 1] < x; j--) {
-        v[j] = v[j - 1];
-      }
-      v[j] = x;
-    }
+    System.arraycopy(r.matched, 0, v, 0, n);
+    RankSelection.sortAscending(v, n);
     for (int i = 0; i < n; i++) {
       final int m = r.matched[i];
-      r.score[i] *= ScoreMath.distinguishingPower(firstBelow(v, n, m), total);
+      r.score[i] *= ScoreMath.distinguishingPower(RankSelection.countAtLeast(v, n, m), total);
     }
-  }
-
-  /** In {@code v[0, n)} sorted descending: the first index whose value is below {@code x}. */
-  private static int firstBelow(final int[] v, final int n, final int x) {
-    int lo = 0;
-    int hi = n;
-    while (lo < hi) {
-      final int mid = (lo + hi) >>> 1;
-      if (v[mid] >= x) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
   }
 
   /**
-   * Score descending, then replica name ascending (unsigned UTF-8): an insertion sort of the
-   * entries' positions, applied to the entries once. When every replica has a rank in the
-   * dictionary (and no score is NaN) the sort compares one {@code long} per entry: the score's
-   * order bits above the name's rank ({@link #sortKey}); otherwise it compares entry by entry.
+   * Score descending, then replica name ascending (unsigned UTF-8), keeping only the best {@code
+   * limit} entries when {@code limit > 0} (the others are dropped and their LFU entries not
+   * credited). When every replica has a rank in the dictionary (and no score is NaN) each entry is
+   * one {@code long} (the score's order bits above the name's rank, {@link #sortKey}) and the best
+   * {@code limit} are selected by a bounded heap and only they are sorted ({@link RankSelection});
+   * otherwise an insertion sort compares entry by entry. The order is applied to the entries once.
+   * With a cap, entries below a matched-tokens {@code floor > 0} get the last key, so the best
+   * {@code limit} kept include every entry at or above the floor that the caller's cap keeps after
+   * dropping those below it; the fallback sort then keeps every entry.
    */
-  private void sortByScore(final LookupResult r) {
+  private void sortByScore(final LookupResult r, final int limit, final int floor) {
     final int n = r.size;
+    int keep = limit > 0 && limit < n ? limit : n;
     if (n < 2) {
       return;
     }
@@ -334,19 +329,12 @@ final class Lookups {
     if (keyed) {
       final long[] key = r.sortKeys(n);
       for (int i = 0; i < n; i++) {
-        key[i] = sortKey(r.score[i], rank[r.replica[i]]);
+        key[i] =
+            floor > 0 && keep < n && r.matched[i] < floor
+                ? Long.MAX_VALUE
+                : sortKey(r.score[i], rank[r.replica[i]]);
       }
-      for (int i = 1; i < n; i++) {
-        final long kx = key[i];
-        final int x = o[i];
-        int j = i;
-        for (; j > 0 && kx < key[j - 1]; j--) {
-          key[j] = key[j - 1];
-          o[j] = o[j - 1];
-        }
-        key[j] = kx;
-        o[j] = x;
-      }
+      RankSelection.smallestSorted(key, o, n, keep);
     } else {
       for (int i = 1; i < n; i++) {
         final int x = o[i];
@@ -356,8 +344,12 @@ final class Lookups {
         }
         o[j] = x;
       }
+      if (floor > 0) {
+        keep = n;
+      }
     }
     r.reorder(o, n);
+    r.truncate(keep);
   }
 
   /**

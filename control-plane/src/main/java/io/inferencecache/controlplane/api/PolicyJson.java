@@ -28,7 +28,8 @@ public final class PolicyJson {
     "affinityRouting",
     "eviction",
     "strategy",
-    "loadAwareRouting"
+    "loadAwareRouting",
+    "maxReplicas"
   };
   private static final String[] LOAD_AWARE = {
     "pressureTokens", "pressureBound", "rankedReplicas", "hintPressure"
@@ -179,6 +180,13 @@ public final class PolicyJson {
         }
         case 8 -> strategy = strategy(json, v, strategy);
         case 9 -> loadAware = loadAware(json, v, loadAware);
+        case 10 -> {
+          final Long n =
+              json.integer(v, p + "maxReplicas", "int32", Integer.MIN_VALUE, Integer.MAX_VALUE);
+          if (n != null) {
+            b.maxReplicas(n.intValue());
+          }
+        }
         default -> json.unknownField(key);
       }
     }
@@ -395,6 +403,9 @@ public final class PolicyJson {
           GoJson.float32(out, la.hintPressure());
         }
         out.append('}');
+      }
+      if (p.maxReplicas() != 0) {
+        out.append(",\"maxReplicas\":").append(p.maxReplicas());
       }
       out.append('}');
     }

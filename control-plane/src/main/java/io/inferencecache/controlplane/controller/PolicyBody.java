@@ -102,6 +102,7 @@ public final class PolicyBody {
     b.minimumPrefixTokens(int32(Objects.integer(spec, "minimumPrefixTokens")));
     b.minimumMatchedTokens(int32(Objects.integer(spec, "minimumMatchedTokens")));
     b.lookupTimeoutMs(int32(Objects.integer(spec, "lookupTimeoutMs")));
+    b.maxReplicas(int32(Objects.integer(spec, "maxReplicas")));
     final String floor = Objects.string(spec, "routingFloorScore");
     b.routingFloorScore(floor == null ? null : routingFloorScore(floor));
     b.affinityRouting(affinity(Objects.string(spec, "affinityRouting")));

@@ -170,6 +170,29 @@ class PolicyJsonTest {
   }
 
   @Test
+  void maxReplicasDecodesAndRoundTripsAndIsOmittedWhenZero() throws Exception {
+    final PolicySnapshot s =
+        decode(
+            "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"maxReplicas\":8},"
+                + "{\"namespace\":\"b\",\"maxReplicas\":0},{\"namespace\":\"c\"}]}");
+    assertThat(s.policies().get(0).maxReplicas()).isEqualTo(8);
+    assertThat(s.policies().get(1).maxReplicas()).isZero();
+    assertThat(s.policies().get(2).maxReplicas()).isZero();
+    final String written = PolicyJson.write(s);
+    assertThat(written)
+        .contains("{\"namespace\":\"a\",\"maxReplicas\":8}")
+        .contains("{\"namespace\":\"b\"}");
+    final byte[] b = written.getBytes(StandardCharsets.UTF_8);
+    assertThat(PolicyJson.decode(b, b.length)).isEqualTo(s);
+    assertThatThrownBy(
+            () ->
+                decode(
+                    "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"maxReplicas\":\"8\"}]}"))
+        .isInstanceOf(JsonDecodeException.class)
+        .hasMessageContaining("maxReplicas");
+  }
+
+  @Test
   void loadAwareRoutingRejectsUnknownMembersAndBadTypes() {
     assertThatThrownBy(
             () ->

@@ -69,6 +69,18 @@ class PolicyBodyTest {
   }
 
   @Test
+  void maxReplicasIsSentWhenSetAndReadBackByTheServer() throws Exception {
+    final String body =
+        PolicyBody.build(List.of(cr("team-a", "p", "{\"maxReplicas\":5}")), List.of());
+    assertThat(body).contains("\"maxReplicas\":5");
+    final byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    assertThat(PolicyJson.decode(bytes, bytes.length).policies().get(0).maxReplicas()).isEqualTo(5);
+    assertThat(PolicyBody.build(List.of(cr("team-a", "p", "{}")), List.of()))
+        .as("absent: every replica, as upstream answers")
+        .doesNotContain("maxReplicas");
+  }
+
+  @Test
   void noObjectsIsAnEmptyPolicyList() {
     assertThat(PolicyBody.build(List.of(), List.of())).isEqualTo("{\"version\":7,\"policies\":[]}");
   }

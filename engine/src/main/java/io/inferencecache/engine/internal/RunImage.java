@@ -340,20 +340,27 @@ final class RunImage {
     return r;
   }
 
-  /** How many rows, from {@code from}, one stored run may hold without exceeding {@code max}. */
-  int rowsPerPiece(final int maxBytes) {
+  /**
+   * A bound on the rows one stored run may hold without exceeding {@code maxBytes}, whatever its
+   * cells name: as if every cell had a palette entry and a segment of its own.
+   */
+  int worstRowsPerPiece(final int maxBytes) {
     final int entry = PALETTE_BYTES + RunLayout.PALETTE_DELTA_BYTES;
     final int perRow = cols * (CELL_BYTES + entry + RunLayout.SEGMENT_BYTES) + 4 + hashLen;
     final int room = maxBytes - RunLayout.HEADER_BYTES - cols * 4 - entry - (cols + 1) * 2;
     return Math.max(1, Math.min(RunLayout.MAX_ROWS, room / Math.max(1, perRow)));
   }
 
+  // What measure() found, for encode(): the flags, used columns and palette entries.
+  private int measuredFlags;
+  private int measuredCols;
+  private int measuredPal;
+
   /**
-   * Encodes rows {@code [from, to)} into {@code out} (grown as needed; returns it) as one run whose
-   * key is row {@code from}: only the columns with a holder in the range and only the palette
-   * entries referenced are kept. The encoded length is left in {@link #encodedLength}.
+   * The encoded length of rows {@code [from, to)} as one run; leaves the column and palette maps in
+   * the scratch arrays and the counts in the {@code measured*} fields for {@link #encode}.
    */
-  byte[] encode(final int from, final int to, byte[] out) {
+  int measure(final int from, final int to) {
     final int[] colMap = scratchColMap(cols);
     int usedCols = 0;
     for (int c = 0; c < cols; c++) {
@@ -402,11 +409,29 @@ final class RunImage {
         }
       }
     }
+    measuredFlags = flags;
+    measuredCols = usedCols;
+    measuredPal = usedPal;
     final int end = RunLayout.runBytes(n, usedCols, usedPal, flags, hashLen);
-    final int len =
-        (flags & RunLayout.FLAG_SEGMENTS) != 0
-            ? end + RunLayout.segmentsBytes(usedCols, segments)
-            : end;
+    return (flags & RunLayout.FLAG_SEGMENTS) != 0
+        ? end + RunLayout.segmentsBytes(usedCols, segments)
+        : end;
+  }
+
+  /**
+   * Encodes rows {@code [from, to)} into {@code out} (grown as needed; returns it) as one run whose
+   * key is row {@code from}: only the columns with a holder in the range and only the palette
+   * entries referenced are kept. The encoded length is left in {@link #encodedLength}.
+   */
+  byte[] encode(final int from, final int to, byte[] out) {
+    final int len = measure(from, to);
+    final int[] colMap = colMapScratch;
+    final int[] palMap = palMapScratch;
+    final int flags = measuredFlags;
+    final int usedCols = measuredCols;
+    final int usedPal = measuredPal;
+    final int n = to - from;
+    final int end = RunLayout.runBytes(n, usedCols, usedPal, flags, hashLen);
     if (out.length < len) {
       out = new byte[Math.max(len, out.length * 2)];
     }

@@ -247,7 +247,7 @@ final class RunWriter {
       entries.releaseRunId(m);
       return;
     }
-    final int per = m.rowsPerPiece(maxRunBytes);
+    final int per = pieceRows(m, live, maxRunBytes);
     // With no run id left, the run keeps its first row and the rest go as one-row runs (no id).
     final int first = Math.min(live, per) > 1 && !entries.ensureRunId(m) ? 1 : Math.min(live, per);
     int lastStart = first;
@@ -263,6 +263,43 @@ final class RunWriter {
     }
     if (headEnd == 1) {
       entries.releaseRunId(m);
+    }
+  }
+
+  /**
+   * The rows of each piece when rows {@code [0, live)} of {@code m} are stored as runs of at most
+   * {@code maxBytes}: all of them when they fit in one run; otherwise the fewest pieces of equal
+   * length (the last may be shorter) whose encodings each fit, measured, not bounded. Equal pieces
+   * keep a run that outgrows the limit as columns are added (hundreds of replicas reporting one
+   * chain) in a few long runs, read with a probe and a segment per column each, where cutting off
+   * the most rows that fit left a tail that the next growth cut again, down to runs too short for
+   * segments.
+   */
+  static int pieceRows(final RunImage m, final int live, final int maxBytes) {
+    final int worst = m.worstRowsPerPiece(maxBytes);
+    final int whole = Math.min(live, RunLayout.MAX_ROWS);
+    if (worst >= whole) {
+      return whole;
+    }
+    final long total = m.measure(0, live);
+    int pieces =
+        (int)
+            Math.max(
+                (live + RunLayout.MAX_ROWS - 1) / RunLayout.MAX_ROWS,
+                (total + maxBytes - 1) / maxBytes);
+    while (true) {
+      final int per = (live + pieces - 1) / pieces;
+      if (per <= worst) {
+        return per; // fits whatever the cells name
+      }
+      boolean fits = true;
+      for (int s = 0; s < live && fits; s += per) {
+        fits = m.measure(s, Math.min(live, s + per)) <= maxBytes;
+      }
+      if (fits) {
+        return per;
+      }
+      pieces++;
     }
   }
 

@@ -28,6 +28,9 @@ package io.inferencecache.engine.policy;
  * @param strategy lookup strategy gates; {@code null} (absent) → every gate at its default
  * @param loadAwareRouting the opt-in load-aware routing (an inference-cache extension of the v7
  *     body); {@code null} (absent) → off, answers upstream-exact
+ * @param maxReplicas the most replicas one LookupRoute answer lists, the best by score (an
+ *     inference-cache extension of the v7 body); absent and {@code <= 0} → every replica, as
+ *     upstream answers
  */
 public record PolicySpec(
     String namespace,
@@ -39,7 +42,8 @@ public record PolicySpec(
     Boolean affinityRouting,
     String eviction,
     StrategySpec strategy,
-    LoadAwareSpec loadAwareRouting) {
+    LoadAwareSpec loadAwareRouting,
+    int maxReplicas) {
 
   /** A builder for a policy keyed by {@code namespace}, every other field absent or zero. */
   public static Builder builder(final String namespace) {
@@ -58,7 +62,8 @@ public record PolicySpec(
         .affinityRouting(affinityRouting)
         .eviction(eviction)
         .strategy(strategy)
-        .loadAwareRouting(loadAwareRouting);
+        .loadAwareRouting(loadAwareRouting)
+        .maxReplicas(maxReplicas);
   }
 
   /**
@@ -76,6 +81,7 @@ public record PolicySpec(
     private String eviction;
     private StrategySpec strategy;
     private LoadAwareSpec loadAwareRouting;
+    private int maxReplicas;
 
     private Builder() {}
 
@@ -139,6 +145,12 @@ public record PolicySpec(
       return this;
     }
 
+    /** See {@link PolicySpec#maxReplicas()}; 0 = every replica. */
+    public Builder maxReplicas(final int maxReplicas) {
+      this.maxReplicas = maxReplicas;
+      return this;
+    }
+
     /** The immutable policy. */
     public PolicySpec build() {
       return new PolicySpec(
@@ -151,7 +163,8 @@ public record PolicySpec(
           affinityRouting,
           eviction,
           strategy,
-          loadAwareRouting);
+          loadAwareRouting,
+          maxReplicas);
     }
   }
 }

@@ -71,7 +71,8 @@ public final class ResolvedPolicy {
           PRESSURE_TOKENS_DEFAULT,
           PRESSURE_BOUND_DEFAULT,
           1,
-          0f);
+          0f,
+          0);
 
   private final boolean explicit;
   private final long ttlNanos;
@@ -90,6 +91,7 @@ public final class ResolvedPolicy {
   private final float pressureBound;
   private final int rankedReplicas;
   private final float hintPressure;
+  private final int maxReplicas;
 
   private ResolvedPolicy(
       final boolean explicit,
@@ -108,7 +110,8 @@ public final class ResolvedPolicy {
       final int pressureTokens,
       final float pressureBound,
       final int rankedReplicas,
-      final float hintPressure) {
+      final float hintPressure,
+      final int maxReplicas) {
     this.explicit = explicit;
     this.ttlNanos = ttlNanos;
     this.explicitTtl = explicitTtl;
@@ -126,6 +129,7 @@ public final class ResolvedPolicy {
     this.pressureBound = pressureBound;
     this.rankedReplicas = rankedReplicas;
     this.hintPressure = hintPressure;
+    this.maxReplicas = maxReplicas;
   }
 
   /**
@@ -143,7 +147,9 @@ public final class ResolvedPolicy {
    *   <li>{@code affinityRouting}: {@code null} → {@code true};
    *   <li>{@code strategy} {@code null}, or any {@code null} member → that gate's default;
    *   <li>{@code eviction} through {@link EvictionAlgorithm#parse(String)};
-   *   <li>{@code loadAwareRouting} {@code null} → off; its members as {@link LoadAwareSpec} says.
+   *   <li>{@code loadAwareRouting} {@code null} → off; its members as {@link LoadAwareSpec} says;
+   *   <li>{@code maxReplicas} as written, {@code <= 0} → {@code 0} (every replica, upstream's
+   *       answer).
    * </ul>
    *
    * The namespace is not looked at. Allocates the result.
@@ -188,7 +194,8 @@ public final class ResolvedPolicy {
             : ranked == null || ranked < 1
                 ? RANKED_REPLICAS_DEFAULT
                 : Math.min(RANKED_REPLICAS_MAX, ranked),
-        perHint != null && perHint > 0f && perHint < Float.POSITIVE_INFINITY ? perHint : 0f);
+        perHint != null && perHint > 0f && perHint < Float.POSITIVE_INFINITY ? perHint : 0f,
+        Math.max(0, spec.maxReplicas()));
   }
 
   /** {@code true} when resolved from a stored policy, {@code false} for {@link #DEFAULTS}. */
@@ -287,6 +294,25 @@ public final class ResolvedPolicy {
     return hintPressure;
   }
 
+  /**
+   * Most replicas a PREFIX_MATCH or TENANT_HOT answer lists, the best by score; 0 = all of them
+   * (upstream's answer, the default). A request's {@code max_replicas} can ask for fewer.
+   */
+  public int maxReplicas() {
+    return maxReplicas;
+  }
+
+  /**
+   * The cap of one answer: the smaller of this policy's {@link #maxReplicas()} and the request's
+   * {@code requested}, where 0 (or less) on either side means no cap from that side; 0 = no cap.
+   */
+  public int answerCap(final int requested) {
+    if (requested <= 0) {
+      return maxReplicas;
+    }
+    return maxReplicas == 0 ? requested : Math.min(maxReplicas, requested);
+  }
+
   @Override
   public boolean equals(final Object o) {
     if (this == o) {
@@ -312,7 +338,8 @@ public final class ResolvedPolicy {
         && pressureTokens == that.pressureTokens
         && Float.compare(pressureBound, that.pressureBound) == 0
         && rankedReplicas == that.rankedReplicas
-        && Float.compare(hintPressure, that.hintPressure) == 0;
+        && Float.compare(hintPressure, that.hintPressure) == 0
+        && maxReplicas == that.maxReplicas;
   }
 
   @Override
@@ -333,7 +360,8 @@ public final class ResolvedPolicy {
     h = 31 * h + pressureTokens;
     h = 31 * h + Float.hashCode(pressureBound);
     h = 31 * h + rankedReplicas;
-    return 31 * h + Float.hashCode(hintPressure);
+    h = 31 * h + Float.hashCode(hintPressure);
+    return 31 * h + maxReplicas;
   }
 
   @Override
@@ -372,6 +400,7 @@ public final class ResolvedPolicy {
                 + hintPressure
                 + '}'
             : "")
+        + (maxReplicas > 0 ? ", maxReplicas=" + maxReplicas : "")
         + '}';
   }
 }

@@ -67,11 +67,20 @@ public final class ServiceFixture implements AutoCloseable {
 
   /** The serialized LookupRouteRequest for the whole of chain {@code c} of {@code w}. */
   public static byte[] request(final SyntheticChains w, final int c) {
+    return request(w, c, 0);
+  }
+
+  /**
+   * The serialized LookupRouteRequest for the whole of chain {@code c} of {@code w}, asking for at
+   * most {@code maxReplicas} replicas (0: the field is not sent, every replica answers).
+   */
+  public static byte[] request(final SyntheticChains w, final int c, final int maxReplicas) {
     final LookupRouteRequest.Builder b =
         LookupRouteRequest.newBuilder()
             .setTenantId(Workload.TENANT)
             .setModelId(Workload.MODEL)
-            .setHashScheme(Workload.SCHEME);
+            .setHashScheme(Workload.SCHEME)
+            .setMaxReplicas(maxReplicas);
     for (int blk = 0; blk < BLOCKS; blk++) {
       b.addBlockHashes(ByteString.copyFrom(Workload.hashOf(w.blockHash(c, blk))));
       b.addBlockTokenCounts(TOKENS_PER_BLOCK);
@@ -81,17 +90,28 @@ public final class ServiceFixture implements AutoCloseable {
 
   /** {@code n} serialized requests of {@code w} for chains picked at random (seeded). */
   public static byte[][] requests(final SyntheticChains w, final int n, final long seed) {
+    return requests(w, n, seed, 0);
+  }
+
+  /** As {@link #requests(SyntheticChains, int, long)}, each asking for {@code maxReplicas}. */
+  public static byte[][] requests(
+      final SyntheticChains w, final int n, final long seed, final int maxReplicas) {
     final SplittableRandom rnd = new SplittableRandom(seed);
     final byte[][] out = new byte[n][];
     for (int i = 0; i < n; i++) {
-      out[i] = request(w, rnd.nextInt(w.chains()));
+      out[i] = request(w, rnd.nextInt(w.chains()), maxReplicas);
     }
     return out;
   }
 
   /** {@code n} serialized requests for chains of this fixture picked at random (seeded). */
   public byte[][] requests(final int n, final long seed) {
-    return requests(workload, n, seed);
+    return requests(workload, n, seed, 0);
+  }
+
+  /** As {@link #requests(int, long)}, each asking for at most {@code maxReplicas} replicas. */
+  public byte[][] requests(final int n, final long seed, final int maxReplicas) {
+    return requests(workload, n, seed, maxReplicas);
   }
 
   /**

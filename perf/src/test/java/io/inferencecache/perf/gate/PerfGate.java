@@ -84,6 +84,8 @@ public final class PerfGate {
   public static final String BYTES_PINNED = "engine.bytesPerHolderBlock.pinned";
   public static final String BYTES_SINGLE = "engine.bytesPerHolderBlock.single";
   public static final String HIT_RATIO = "replay.hitRate.vsRoundRobin";
+  public static final String WIDE_LOOKUP = "engine.lookupWide256.perHolderBlockVs128";
+  public static final String WIDE_ALLOC = "engine.lookupWide256.allocatedBytesPerLookup";
 
   /** How a figure is judged against its baseline. */
   public enum Kind {
@@ -112,6 +114,9 @@ public final class PerfGate {
     DEFAULTS.put(BYTES_PINNED, new Object[] {Kind.UPPER_RELATIVE, 0.01, "B"});
     DEFAULTS.put(BYTES_SINGLE, new Object[] {Kind.UPPER_RELATIVE, 0.01, "B"});
     DEFAULTS.put(HIT_RATIO, new Object[] {Kind.LOWER_RELATIVE, 0.02, "ratio"});
+    // Issue 41's target: a holder-block at 256 holders at most 1.5x one at 128 (both ~1.0 now).
+    DEFAULTS.put(WIDE_LOOKUP, new Object[] {Kind.UPPER_ABSOLUTE, 0.5, "ratio"});
+    DEFAULTS.put(WIDE_ALLOC, new Object[] {Kind.UPPER_ABSOLUTE, 0.99, "B/lookup"});
   }
 
   /** Test-only switches and the size of the run. */
@@ -476,6 +481,11 @@ public final class PerfGate {
     try (NewKeyIngest n = new NewKeyIngest()) {
       final NewKeyIngest.Result r = n.measure(s);
       out.add(baseline.figure(INGEST_NEW_V1, r.ratio(), NewKeyIngest.detail(r, s.rounds)));
+    }
+    try (WideLookup w = new WideLookup()) {
+      final WideLookup.Result r = w.measure(s);
+      out.add(baseline.figure(WIDE_LOOKUP, r.ratio(), WideLookup.detail(r, s.rounds)));
+      out.add(baseline.figure(WIDE_ALLOC, r.wideBytes(), "least of 5 x 2000 lookups, 256 holders"));
     }
     out.add(baseline.figure(BYTES_PINNED, bytesPinned(), CHAINS + " chains x 64 x 16, hint 16"));
     out.add(baseline.figure(BYTES_SINGLE, bytesSingle(), "131,072 keys x 1 holder, hint 1"));

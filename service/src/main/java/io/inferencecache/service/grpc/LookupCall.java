@@ -240,6 +240,12 @@ final class LookupCall extends InputStream
           input.prompt(b, r.pos, n, maxPromptBytes);
           r.advance(n);
         }
+        case 100 -> { // max_replicas (int32): an inference-cache extension
+          if (wt != WireReader.VARINT) {
+            return fail();
+          }
+          q.maxReplicas((int) r.varint());
+        }
         default -> r.skip(wt);
       }
       if (!r.ok()) {

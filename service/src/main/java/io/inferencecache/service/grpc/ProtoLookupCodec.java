@@ -40,6 +40,7 @@ public final class ProtoLookupCodec {
     if (req.hasSlo()) {
       q.ttftMs(req.getSlo().getTtftMs());
     }
+    q.maxReplicas(req.getMaxReplicas());
   }
 
   /** Builds the response message from the router's result. */

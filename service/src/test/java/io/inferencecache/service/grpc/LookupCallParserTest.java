@@ -103,6 +103,7 @@ class LookupCallParserTest {
         .isEqualTo(Arrays.copyOf(e.exactArray(), e.exactLength()));
     assertThat(a.exactTokenCount()).as("prefix token count").isEqualTo(e.exactTokenCount());
     assertThat(a.ttftMs()).as("ttft").isEqualTo(e.ttftMs());
+    assertThat(a.maxReplicas()).as("max replicas").isEqualTo(e.maxReplicas());
     assertThat(RouteRequestAccess.tokenIds(actual))
         .as("token ids")
         .containsExactly(RouteRequestAccess.tokenIds(expected));
@@ -135,7 +136,8 @@ class LookupCallParserTest {
             .setHashScheme("vllm")
             .setSlo(SLO.newBuilder().setTtftMs(150).setTbtMs(30))
             .setPromptText("Hello, wörld ✓ 🚀")
-            .setAdapterId("lora-1");
+            .setAdapterId("lora-1")
+            .setMaxReplicas(7);
     for (int i = 0; i < 40; i++) {
       b.addBlockHashes(Fixtures.hash(1, i)).addBlockTokenCounts(i == 3 ? -16 : 16);
     }

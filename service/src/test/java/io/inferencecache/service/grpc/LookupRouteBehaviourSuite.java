@@ -437,6 +437,33 @@ abstract class LookupRouteBehaviourSuite {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // The answer cap (inference-cache extension): request max_replicas, policy maxReplicas
+
+  @Test
+  void maxReplicasKeepsTheBestReplicasOfTheFullAnswerAndThePolicyCapsIt() throws Exception {
+    final List<ByteString> chain = hashes(1, 8);
+    final String[] names = {"r-a", "r-b", "r-c", "r-d", "r-e"};
+    for (int i = 0; i < names.length; i++) {
+      report(chainUpdate(names[i], chain.subList(0, 8 - i), 16)); // r-a holds the most
+    }
+    final List<String> all = replicas(lookup(chainRequest(chain, 16)));
+    assertThat(all).containsExactly("r-a", "r-b", "r-c", "r-d", "r-e");
+    final LookupRouteResponse two = lookup(chainRequest(chain, 16).setMaxReplicas(2));
+    assertThat(two.getReasonCode()).isEqualTo("PREFIX_MATCH");
+    assertThat(replicas(two)).isEqualTo(all.subList(0, 2));
+    assertThat(replicas(lookup(chainRequest(chain, 16).setMaxReplicas(-1))))
+        .as("negative: no cap")
+        .isEqualTo(all);
+    policies(policy().minimumMatchedTokens(64).maxReplicas(3));
+    assertThat(replicas(lookup(chainRequest(chain, 16)))).isEqualTo(all.subList(0, 3));
+    assertThat(replicas(lookup(chainRequest(chain, 16).setMaxReplicas(1))))
+        .isEqualTo(all.subList(0, 1));
+    assertThat(replicas(lookup(chainRequest(chain, 16).setMaxReplicas(4))))
+        .as("a request cannot lift the policy's cap")
+        .isEqualTo(all.subList(0, 3));
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // docs/behaviour.md#lookup-route: input resolution
 
   @Test

@@ -22,6 +22,7 @@ public final class CachePolicy extends CustomResource<CachePolicy.Spec, Conditio
     public Strategy strategy;
     public AffinityRouting affinityRouting;
     public LoadAwareRouting loadAwareRouting;
+    public Integer maxReplicas;
   }
 
   /** Opt-in load-aware routing; unset = upstream answers. */
