@@ -48,6 +48,18 @@ public final class ResolvedPolicy {
   /** Most replicas an AFFINITY_HINT answer lists under load-aware routing. */
   public static final int RANKED_REPLICAS_MAX = 16;
 
+  /** Cost model: prompt tokens a replica prefills per second for one request, when not written. */
+  public static final float PREFILL_TOKENS_PER_SECOND_DEFAULT = 10_000f;
+
+  /** Cost model: mean seconds one request holds a slot, when not written. */
+  public static final float REQUEST_SECONDS_DEFAULT = 3f;
+
+  /** Cost model: requests a replica runs at once, when not written. */
+  public static final int SLOTS_DEFAULT = 8;
+
+  /** Cost model: most slots a replica can be declared to have. */
+  public static final int SLOTS_MAX = 65_536;
+
   /**
    * What a namespace without a policy gets (docs/behaviour.md#policy-resolution): TTL 30 min, no
    * prefix gate, matched floor 64, routing floor 0.1, no timeout, affinity on, LRU, chain matching
@@ -71,7 +83,11 @@ public final class ResolvedPolicy {
           PRESSURE_TOKENS_DEFAULT,
           PRESSURE_BOUND_DEFAULT,
           1,
-          0f);
+          0f,
+          false,
+          PREFILL_TOKENS_PER_SECOND_DEFAULT,
+          REQUEST_SECONDS_DEFAULT,
+          SLOTS_DEFAULT);
 
   private final boolean explicit;
   private final long ttlNanos;
@@ -90,6 +106,10 @@ public final class ResolvedPolicy {
   private final float pressureBound;
   private final int rankedReplicas;
   private final float hintPressure;
+  private final boolean costModel;
+  private final float prefillTokensPerSecond;
+  private final float requestSeconds;
+  private final int slots;
 
   private ResolvedPolicy(
       final boolean explicit,
@@ -108,7 +128,11 @@ public final class ResolvedPolicy {
       final int pressureTokens,
       final float pressureBound,
       final int rankedReplicas,
-      final float hintPressure) {
+      final float hintPressure,
+      final boolean costModel,
+      final float prefillTokensPerSecond,
+      final float requestSeconds,
+      final int slots) {
     this.explicit = explicit;
     this.ttlNanos = ttlNanos;
     this.explicitTtl = explicitTtl;
@@ -126,6 +150,10 @@ public final class ResolvedPolicy {
     this.pressureBound = pressureBound;
     this.rankedReplicas = rankedReplicas;
     this.hintPressure = hintPressure;
+    this.costModel = costModel;
+    this.prefillTokensPerSecond = prefillTokensPerSecond;
+    this.requestSeconds = requestSeconds;
+    this.slots = slots;
   }
 
   /**
@@ -143,7 +171,8 @@ public final class ResolvedPolicy {
    *   <li>{@code affinityRouting}: {@code null} → {@code true};
    *   <li>{@code strategy} {@code null}, or any {@code null} member → that gate's default;
    *   <li>{@code eviction} through {@link EvictionAlgorithm#parse(String)};
-   *   <li>{@code loadAwareRouting} {@code null} → off; its members as {@link LoadAwareSpec} says.
+   *   <li>{@code loadAwareRouting} {@code null} → off; its members as {@link LoadAwareSpec} says;
+   *       its {@code costModel} {@code null} → off, its members as {@link CostModelSpec} says.
    * </ul>
    *
    * The namespace is not looked at. Allocates the result.
@@ -167,6 +196,10 @@ public final class ResolvedPolicy {
     final Float bound = la == null ? null : la.pressureBound();
     final Integer ranked = la == null ? null : la.rankedReplicas();
     final Float perHint = la == null ? null : la.hintPressure();
+    final CostModelSpec cm = la == null ? null : la.costModel();
+    final Float prefill = cm == null ? null : cm.prefillTokensPerSecond();
+    final Float request = cm == null ? null : cm.requestSeconds();
+    final Integer slots = cm == null ? null : cm.slots();
     return new ResolvedPolicy(
         true,
         explicitTtl ? ttl : TTL_NANOS_DEFAULT,
@@ -188,7 +221,15 @@ public final class ResolvedPolicy {
             : ranked == null || ranked < 1
                 ? RANKED_REPLICAS_DEFAULT
                 : Math.min(RANKED_REPLICAS_MAX, ranked),
-        perHint != null && perHint > 0f && perHint < Float.POSITIVE_INFINITY ? perHint : 0f);
+        perHint != null && perHint > 0f && perHint < Float.POSITIVE_INFINITY ? perHint : 0f,
+        cm != null,
+        positiveOr(prefill, PREFILL_TOKENS_PER_SECOND_DEFAULT),
+        positiveOr(request, REQUEST_SECONDS_DEFAULT),
+        slots == null || slots < 1 ? SLOTS_DEFAULT : Math.min(SLOTS_MAX, slots));
+  }
+
+  private static float positiveOr(final Float v, final float otherwise) {
+    return v != null && v > 0f && v < Float.POSITIVE_INFINITY ? v : otherwise;
   }
 
   /** {@code true} when resolved from a stored policy, {@code false} for {@link #DEFAULTS}. */
@@ -287,6 +328,26 @@ public final class ResolvedPolicy {
     return hintPressure;
   }
 
+  /** Whether load-aware routing runs the cost model (implies {@link #loadAware()}). */
+  public boolean costModel() {
+    return costModel;
+  }
+
+  /** Cost model: prompt tokens a replica prefills per second for one request, {@code > 0}. */
+  public float prefillTokensPerSecond() {
+    return prefillTokensPerSecond;
+  }
+
+  /** Cost model: mean seconds one request holds a slot, {@code > 0}. */
+  public float requestSeconds() {
+    return requestSeconds;
+  }
+
+  /** Cost model: requests a replica runs at once, {@code >= 1}. */
+  public int slots() {
+    return slots;
+  }
+
   @Override
   public boolean equals(final Object o) {
     if (this == o) {
@@ -312,7 +373,11 @@ public final class ResolvedPolicy {
         && pressureTokens == that.pressureTokens
         && Float.compare(pressureBound, that.pressureBound) == 0
         && rankedReplicas == that.rankedReplicas
-        && Float.compare(hintPressure, that.hintPressure) == 0;
+        && Float.compare(hintPressure, that.hintPressure) == 0
+        && costModel == that.costModel
+        && Float.compare(prefillTokensPerSecond, that.prefillTokensPerSecond) == 0
+        && Float.compare(requestSeconds, that.requestSeconds) == 0
+        && slots == that.slots;
   }
 
   @Override
@@ -333,7 +398,11 @@ public final class ResolvedPolicy {
     h = 31 * h + pressureTokens;
     h = 31 * h + Float.hashCode(pressureBound);
     h = 31 * h + rankedReplicas;
-    return 31 * h + Float.hashCode(hintPressure);
+    h = 31 * h + Float.hashCode(hintPressure);
+    h = 31 * h + Boolean.hashCode(costModel);
+    h = 31 * h + Float.hashCode(prefillTokensPerSecond);
+    h = 31 * h + Float.hashCode(requestSeconds);
+    return 31 * h + slots;
   }
 
   @Override
@@ -370,6 +439,15 @@ public final class ResolvedPolicy {
                 + rankedReplicas
                 + ", hintPressure="
                 + hintPressure
+                + (costModel
+                    ? ", costModel{prefillTokensPerSecond="
+                        + prefillTokensPerSecond
+                        + ", requestSeconds="
+                        + requestSeconds
+                        + ", slots="
+                        + slots
+                        + '}'
+                    : "")
                 + '}'
             : "")
         + '}';
