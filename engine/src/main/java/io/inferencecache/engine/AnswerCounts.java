@@ -47,11 +47,16 @@ final class AnswerCounts {
 
   /** Answers that named {@code replica} first since its current stats row was reported. */
   int since(final TenantModelState tm, final int replica) {
+    return since(replica, reportedAt(tm, replica));
+  }
+
+  /** {@link #since(TenantModelState, int)} for a stats row reported at {@code reportedAt}. */
+  int since(final int replica, final long reportedAt) {
     final Counters c = counters.get();
     if (replica < 0 || replica >= c.answers.length()) {
       return 0;
     }
-    if (c.reported.get(replica) != reportedAt(tm, replica)) {
+    if (c.reported.get(replica) != reportedAt) {
       return 0; // reported since: the new stats include those answers
     }
     return c.answers.get(replica);

@@ -33,7 +33,8 @@ import io.inferencecache.engine.policy.ResolvedPolicy;
  * {@link #route} returns {@code null} and the upstream steps decide.
  *
  * <p>Lock-free; allocation-free on warm calls (scratch in the caller's {@link RouteResult}); never
- * throws for an expected outcome. O(serving replicas × holders) per call.
+ * throws for an expected outcome. O(serving replicas × holders) per call; one stats row read per
+ * serving replica.
  */
 final class CostModelRouting {
   private final CacheIndex index;
@@ -73,13 +74,20 @@ final class CostModelRouting {
     final float[] s = out.rankScratch(3 * n + r.size);
     final long now = index.clock().nanoTime();
     final long ttl = index.ttlNanosOf(r.tenantId);
+    for (int j = 0; j < r.size; j++) {
+      s[3 * n + j] = Float.POSITIVE_INFINITY; // a holder not serving the scope goes last
+    }
     int minMatched = Integer.MAX_VALUE;
     int best = 0;
     int ties = 0;
     for (int i = 0; i < n; i++) {
-      final int m = matchedOf(r, serving[i]);
+      final int j = holderIndex(r, serving[i]);
+      final int m = j < 0 ? 0 : r.matched[j];
       final float load = load(tm, serving[i], now, ttl, policy);
       s[i] = cost(tokens, m, load, policy);
+      if (j >= 0) {
+        s[3 * n + j] = s[i]; // the holder's sort key
+      }
       s[n + i] = load;
       s[2 * n + i] = m;
       minMatched = Math.min(minMatched, m);
@@ -97,7 +105,7 @@ final class CostModelRouting {
     }
     final int winner = serving[best];
     if (s[2 * n + best] > minMatched) {
-      orderHolders(r, s, 3 * n, tokens, tm, now, ttl, policy, winner);
+      orderHolders(r, s, 3 * n, winner);
       counts.answered(tm, winner);
       return ReasonCodes.PREFIX_MATCH;
     }
@@ -145,7 +153,7 @@ final class CostModelRouting {
     final float reported = row.pressure() > 0f ? row.pressure() * slots : 0f;
     final float ageSeconds = Math.max(0L, now - row.statsReported()) / 1e9f;
     final float finished = ageSeconds / policy.requestSeconds() * Math.min(reported, slots);
-    return Math.max(0f, reported - finished) + counts.since(tm, replica);
+    return Math.max(0f, reported - finished) + counts.since(replica, row.statsReported());
   }
 
   /** Whether candidate {@code a} is strictly cheaper than {@code b}: cost, then load. */
@@ -177,31 +185,23 @@ final class CostModelRouting {
     return (int) Long.remainderUnsigned(v, n);
   }
 
-  private static int matchedOf(final LookupResult r, final int replica) {
+  /** The entry of {@code replica} in {@code r}, or -1 when it holds no leading run. */
+  private static int holderIndex(final LookupResult r, final int replica) {
     for (int j = 0; j < r.size; j++) {
       if (r.replica[j] == replica) {
-        return r.matched[j];
+        return j;
       }
     }
-    return 0;
+    return -1;
   }
 
-  /** Orders the holders by cost (stable), then moves {@code winner} to the front. */
-  private void orderHolders(
-      final LookupResult r,
-      final float[] scratch,
-      final int from,
-      final int tokens,
-      final TenantModelState tm,
-      final long now,
-      final long ttl,
-      final ResolvedPolicy policy,
-      final int winner) {
+  /**
+   * Orders the holders by their sort keys ({@code scratch[from + j]} for entry {@code j}, stable),
+   * then moves {@code winner} to the front.
+   */
+  private static void orderHolders(
+      final LookupResult r, final float[] scratch, final int from, final int winner) {
     final int m = r.size;
-    for (int j = 0; j < m; j++) {
-      scratch[from + j] =
-          cost(tokens, r.matched[j], load(tm, r.replica[j], now, ttl, policy), policy);
-    }
     for (int i = 1; i < m; i++) {
       for (int j = from + i; j > from && scratch[j] < scratch[j - 1]; j--) {
         r.swap(j - from, j - from - 1);
