@@ -4,9 +4,6 @@ import io.inferencecache.engine.internal.ScopeState;
 import io.inferencecache.engine.internal.StatsRow;
 import io.inferencecache.engine.internal.TenantModelState;
 import io.inferencecache.engine.policy.ResolvedPolicy;
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The opt-in load-aware part of the LookupRoute decision (docs/behaviour.md#load-aware), used by
@@ -29,25 +26,18 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * Pressure is the replica's reported stats pressure while its stats row is fresh (the same rule the
  * upstream pressure factor uses), else 0, plus {@code hintPressure} for each answer that named the
- * replica first since its stats row was last reported (counted here, per replica; a new report
- * starts the count afresh). Lock-free; allocation-free on warm calls (scratch in the caller's
- * {@link RouteResult}; the counters grow only when a replica id beyond them first appears); never
- * throws for an expected outcome.
+ * replica first since its stats row was last reported ({@link AnswerCounts}; a new report starts
+ * the count afresh). Lock-free; allocation-free on warm calls (scratch in the caller's {@link
+ * RouteResult}; the counters grow only when a replica id beyond them first appears); never throws
+ * for an expected outcome.
  */
 final class LoadAwareRouting {
   private final CacheIndex index;
+  private final AnswerCounts counts;
 
-  /** Per replica id: the stats report time the count belongs to, and the answers since. */
-  private record Counters(AtomicLongArray reported, AtomicIntegerArray hints) {
-    Counters(final int n) {
-      this(new AtomicLongArray(n), new AtomicIntegerArray(n));
-    }
-  }
-
-  private final AtomicReference<Counters> counters = new AtomicReference<>(new Counters(256));
-
-  LoadAwareRouting(final CacheIndex index) {
+  LoadAwareRouting(final CacheIndex index, final AnswerCounts counts) {
     this.index = index;
+    this.counts = counts;
   }
 
   /** Counts one answer whose first replica is {@code replica} (no-op when hintPressure is 0). */
@@ -55,42 +45,14 @@ final class LoadAwareRouting {
     if (!(policy.hintPressure() > 0f) || replica < 0) {
       return;
     }
-    final TenantModelState tm = index.tm(r.tenantId, r.modelId);
-    final long reported = reportedAt(tm, replica);
-    Counters c = counters.get();
-    while (replica >= c.hints.length()) {
-      final Counters grown = new Counters(Math.max(replica + 1, c.hints.length() * 2));
-      for (int i = 0; i < c.hints.length(); i++) {
-        grown.reported.set(i, c.reported.get(i));
-        grown.hints.set(i, c.hints.get(i));
-      }
-      counters.compareAndSet(c, grown);
-      c = counters.get();
-    }
-    if (c.reported.get(replica) != reported) {
-      c.reported.set(replica, reported);
-      c.hints.set(replica, 0);
-    }
-    c.hints.incrementAndGet(replica);
+    counts.answered(index.tm(r.tenantId, r.modelId), replica);
   }
 
   private float hinted(final TenantModelState tm, final int replica, final float perHint) {
     if (!(perHint > 0f)) {
       return 0f;
     }
-    final Counters c = counters.get();
-    if (replica < 0 || replica >= c.hints.length()) {
-      return 0f;
-    }
-    if (c.reported.get(replica) != reportedAt(tm, replica)) {
-      return 0f; // reported since: the new pressure includes those answers
-    }
-    return perHint * c.hints.get(replica);
-  }
-
-  private static long reportedAt(final TenantModelState tm, final int replica) {
-    final StatsRow row = tm == null ? null : tm.stats.get(replica);
-    return row == null ? Long.MIN_VALUE : row.statsReported();
+    return perHint * counts.since(tm, replica);
   }
 
   /**

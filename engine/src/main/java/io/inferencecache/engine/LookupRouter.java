@@ -62,6 +62,7 @@ public final class LookupRouter {
   private final int blockSize;
   private final LongSupplier nanoTime;
   private final LoadAwareRouting loadAware;
+  private final CostModelRouting costModel;
   private final Semaphore tokenizePermits = new Semaphore(MAX_CONCURRENT_TOKENIZE);
   private volatile IndexHook hook = IndexHook.NONE;
 
@@ -84,7 +85,9 @@ public final class LookupRouter {
     this.tokenizer = tokenizer;
     this.blockSize = engineBlockSize > 0 ? engineBlockSize : DEFAULT_ENGINE_BLOCK_SIZE;
     this.nanoTime = nanoTime;
-    this.loadAware = new LoadAwareRouting(index);
+    final AnswerCounts answers = new AnswerCounts();
+    this.loadAware = new LoadAwareRouting(index, answers);
+    this.costModel = new CostModelRouting(index, answers);
   }
 
   /** Installs a test hook (see {@link IndexHook}). */
@@ -259,18 +262,37 @@ public final class LookupRouter {
         && r.retainMatchedAtLeast(policy.minimumMatchedTokens()) == 0) {
       outcome = Outcome.NONE;
     }
-    if (outcome == Outcome.PREFIX_MATCH) {
-      final float floor = policy.routingFloorScore();
-      if (floor > 0f
-          && (policy.loadAware() ? !loadAware.passesFloor(q, r, floor) : r.score(0) < floor)) {
-        outcome = Outcome.NONE;
+    final boolean affinityAllowed =
+        policy.affinityRouting()
+            && !q.tenant.isEmpty()
+            && !q.model.isEmpty()
+            && !q.scheme.isEmpty()
+            && rawHashes == rawCounts; // the raw wire chain is not malformed
+    // 13a. Cost-model routing of a chain lookup (opt-in): every serving replica by expected TTFT,
+    // before the score floor (the cost weighs a shallow or shared match itself).
+    String decided = null;
+    if (policy.costModel()
+        && q.hasChain()
+        && (outcome == Outcome.PREFIX_MATCH || outcome == Outcome.NONE)) {
+      if (outcome != r.outcome()) {
+        r.downgrade(outcome);
       }
+      decided = costModel.route(in, r, affinityAllowed, policy, out);
+      if (ReasonCodes.AFFINITY_HINT.equals(decided)) {
+        r.downgrade(Outcome.NONE);
+        out.echoAdapter = true;
+        finish(out, ReasonCodes.AFFINITY_HINT, start);
+        return;
+      }
+    }
+    if (outcome == Outcome.PREFIX_MATCH && decided == null && failsFloor(q, r, policy)) {
+      outcome = Outcome.NONE;
     }
     if (outcome != r.outcome()) {
       r.downgrade(outcome);
     }
     // 13b. Load-aware ranking of a prefix match (opt-in; the upstream order otherwise).
-    if (outcome == Outcome.PREFIX_MATCH && policy.loadAware()) {
+    if (outcome == Outcome.PREFIX_MATCH && policy.loadAware() && decided == null) {
       loadAware.rank(r, policy, out);
       loadAware.answered(r, r.replicaId(0), policy);
     }
@@ -283,11 +305,7 @@ public final class LookupRouter {
     out.echoAdapter = true;
     // 14. Affinity fallback for a would-be NO_HINT.
     if (outcome == Outcome.NONE
-        && policy.affinityRouting()
-        && !q.tenant.isEmpty()
-        && !q.model.isEmpty()
-        && !q.scheme.isEmpty()
-        && rawHashes == rawCounts // the raw wire chain is not malformed
+        && affinityAllowed
         && CacheIndex.affinitySeedDigest(q, in.sha256, in.digest)) {
       if (policy.loadAware()) {
         final int ranked = loadAware.affinity(r, in.digest, policy, out);
@@ -324,6 +342,12 @@ public final class LookupRouter {
    */
   private static int earlyCap(final int cap, final ResolvedPolicy policy) {
     return policy.loadAware() ? 0 : cap;
+  }
+
+  /** Step 13's score floor: whether a prefix match is too weak to route on. */
+  private boolean failsFloor(final LookupRequest q, final LookupResult r, final ResolvedPolicy p) {
+    final float floor = p.routingFloorScore();
+    return floor > 0f && (p.loadAware() ? !loadAware.passesFloor(q, r, floor) : r.score(0) < floor);
   }
 
   /** Whether the tenant evicts by LFU, from the policy already resolved when the index reads it. */

@@ -1,6 +1,7 @@
 package io.inferencecache.controlplane.api;
 
 import com.fasterxml.jackson.core.JsonToken;
+import io.inferencecache.engine.policy.CostModelSpec;
 import io.inferencecache.engine.policy.LoadAwareSpec;
 import io.inferencecache.engine.policy.PolicySnapshot;
 import io.inferencecache.engine.policy.PolicySpec;
@@ -32,8 +33,9 @@ public final class PolicyJson {
     "maxReplicas"
   };
   private static final String[] LOAD_AWARE = {
-    "pressureTokens", "pressureBound", "rankedReplicas", "hintPressure"
+    "pressureTokens", "pressureBound", "rankedReplicas", "hintPressure", "costModel"
   };
+  private static final String[] COST_MODEL = {"prefillTokensPerSecond", "requestSeconds", "slots"};
   private static final String[] STRATEGY = {
     "enableChainMatching", "requireChain", "enableTenantHot"
   };
@@ -218,6 +220,7 @@ public final class PolicyJson {
     Float bound = existing == null ? null : existing.pressureBound();
     Integer ranked = existing == null ? null : existing.rankedReplicas();
     Float perHint = existing == null ? null : existing.hintPressure();
+    CostModelSpec cost = existing == null ? null : existing.costModel();
     for (JsonToken k = json.next(); k != JsonToken.END_OBJECT; k = json.next()) {
       final String key = json.fieldName();
       final JsonToken v = json.next();
@@ -226,10 +229,48 @@ public final class PolicyJson {
         case 1 -> bound = json.float32(v, p + ".pressureBound");
         case 2 -> ranked = int32(json, v, p + ".rankedReplicas");
         case 3 -> perHint = json.float32(v, p + ".hintPressure");
+        case 4 -> cost = costModel(json, v, cost);
         default -> json.unknownField(key);
       }
     }
-    return new LoadAwareSpec(tokens, bound, ranked, perHint);
+    return new LoadAwareSpec(tokens, bound, ranked, perHint, cost);
+  }
+
+  /**
+   * A {@code loadAwareRouting.costModel} object ({@code null} means absent: the load-aware rules
+   * without the cost model); a repeated key decodes into the existing object.
+   */
+  private static CostModelSpec costModel(
+      final StrictJson json, final JsonToken t, final CostModelSpec existing)
+      throws JsonDecodeException {
+    if (t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    final String p = "PolicySnapshot.policies.loadAwareRouting.costModel";
+    if (t != JsonToken.START_OBJECT) {
+      json.typeError(
+          "json: cannot unmarshal "
+              + kindOf(t)
+              + " into Go struct field "
+              + p
+              + " of type CostModel");
+      json.skip();
+      return existing;
+    }
+    Float prefill = existing == null ? null : existing.prefillTokensPerSecond();
+    Float request = existing == null ? null : existing.requestSeconds();
+    Integer slots = existing == null ? null : existing.slots();
+    for (JsonToken k = json.next(); k != JsonToken.END_OBJECT; k = json.next()) {
+      final String key = json.fieldName();
+      final JsonToken v = json.next();
+      switch (StrictJson.match(key, COST_MODEL)) {
+        case 0 -> prefill = json.float32(v, p + ".prefillTokensPerSecond");
+        case 1 -> request = json.float32(v, p + ".requestSeconds");
+        case 2 -> slots = int32(json, v, p + ".slots");
+        default -> json.unknownField(key);
+      }
+    }
+    return new CostModelSpec(prefill, request, slots);
   }
 
   private static Integer int32(final StrictJson json, final JsonToken v, final String field)
@@ -401,6 +442,11 @@ public final class PolicyJson {
         if (la.hintPressure() != null) {
           out.append(sep).append("\"hintPressure\":");
           GoJson.float32(out, la.hintPressure());
+          sep = ",";
+        }
+        if (la.costModel() != null) {
+          out.append(sep).append("\"costModel\":");
+          costModel(out, la.costModel());
         }
         out.append('}');
       }
@@ -430,6 +476,26 @@ public final class PolicyJson {
       out.append(']');
     }
     return out.append('}').toString();
+  }
+
+  /** A {@code costModel} object, its written members only. */
+  private static void costModel(final StringBuilder out, final CostModelSpec cm) {
+    out.append('{');
+    String sep = "";
+    if (cm.prefillTokensPerSecond() != null) {
+      out.append("\"prefillTokensPerSecond\":");
+      GoJson.float32(out, cm.prefillTokensPerSecond());
+      sep = ",";
+    }
+    if (cm.requestSeconds() != null) {
+      out.append(sep).append("\"requestSeconds\":");
+      GoJson.float32(out, cm.requestSeconds());
+      sep = ",";
+    }
+    if (cm.slots() != null) {
+      out.append(sep).append("\"slots\":").append(cm.slots().intValue());
+    }
+    out.append('}');
   }
 
   private static boolean member(

@@ -2,6 +2,7 @@ package io.inferencecache.controlplane.controller;
 
 import com.google.gson.JsonObject;
 import io.inferencecache.controlplane.api.PolicyJson;
+import io.inferencecache.engine.policy.CostModelSpec;
 import io.inferencecache.engine.policy.LoadAwareSpec;
 import io.inferencecache.engine.policy.PolicySnapshot;
 import io.inferencecache.engine.policy.PolicySpec;
@@ -130,11 +131,27 @@ public final class PolicyBody {
   static LoadAwareSpec loadAware(final JsonObject la) {
     final Long tokens = Objects.integer(la, "pressureTokens");
     final Long ranked = Objects.integer(la, "rankedReplicas");
+    final JsonObject cm = Objects.object(la, "costModel");
     return new LoadAwareSpec(
         tokens == null ? null : int32(tokens),
         decimal(Objects.string(la, "pressureBound")),
         ranked == null ? null : int32(ranked),
-        decimal(Objects.string(la, "hintPressure")));
+        decimal(Objects.string(la, "hintPressure")),
+        cm == null ? null : costModel(cm));
+  }
+
+  /**
+   * {@code spec.loadAwareRouting.costModel}: {@code prefillTokensPerSecond} and {@code slots} as
+   * integers, {@code requestSeconds} from its decimal string; a member absent or unparseable is
+   * sent absent (the server's default).
+   */
+  static CostModelSpec costModel(final JsonObject cm) {
+    final Long prefill = Objects.integer(cm, "prefillTokensPerSecond");
+    final Long slots = Objects.integer(cm, "slots");
+    return new CostModelSpec(
+        prefill == null ? null : (float) int32(prefill),
+        decimal(Objects.string(cm, "requestSeconds")),
+        slots == null ? null : int32(slots));
   }
 
   private static Float decimal(final String text) {

@@ -3,6 +3,7 @@ package io.inferencecache.controlplane.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.inferencecache.engine.policy.CostModelSpec;
 import io.inferencecache.engine.policy.LoadAwareSpec;
 import io.inferencecache.engine.policy.PolicySnapshot;
 import io.inferencecache.engine.policy.PolicySpec;
@@ -190,6 +191,36 @@ class PolicyJsonTest {
                     "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"maxReplicas\":\"8\"}]}"))
         .isInstanceOf(JsonDecodeException.class)
         .hasMessageContaining("maxReplicas");
+  }
+
+  @Test
+  void theCostModelDecodesAndRoundTrips() throws Exception {
+    final PolicySnapshot s =
+        decode(
+            "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"loadAwareRouting\":"
+                + "{\"costModel\":{\"prefillTokensPerSecond\":20000,\"requestSeconds\":2.5,"
+                + "\"slots\":16}}},{\"namespace\":\"b\",\"loadAwareRouting\":"
+                + "{\"rankedReplicas\":2,\"costModel\":{}}},"
+                + "{\"namespace\":\"c\",\"loadAwareRouting\":{\"costModel\":null}}]}");
+    assertThat(s.policies().get(0).loadAwareRouting())
+        .isEqualTo(LoadAwareSpec.costModel(new CostModelSpec(20_000f, 2.5f, 16)));
+    assertThat(s.policies().get(1).loadAwareRouting())
+        .isEqualTo(new LoadAwareSpec(null, null, 2, null, CostModelSpec.DEFAULTS));
+    assertThat(s.policies().get(2).loadAwareRouting()).isEqualTo(LoadAwareSpec.DEFAULTS);
+    final String written = PolicyJson.write(s);
+    assertThat(written)
+        .contains(
+            "\"loadAwareRouting\":{\"costModel\":{\"prefillTokensPerSecond\":20000,"
+                + "\"requestSeconds\":2.5,\"slots\":16}}")
+        .contains("\"loadAwareRouting\":{\"rankedReplicas\":2,\"costModel\":{}}");
+    final byte[] b = written.getBytes(StandardCharsets.UTF_8);
+    assertThat(PolicyJson.decode(b, b.length)).isEqualTo(s);
+    assertThatThrownBy(
+            () ->
+                decode(
+                    "{\"version\":7,\"policies\":[{\"namespace\":\"a\",\"loadAwareRouting\":"
+                        + "{\"costModel\":{\"slot\":8}}}]}"))
+        .hasMessageContaining("slot");
   }
 
   @Test

@@ -81,6 +81,29 @@ class PolicyBodyTest {
   }
 
   @Test
+  void theCostModelIsSentWithItsDecimalRequestTimeAsANumberAndReadBackByTheServer()
+      throws Exception {
+    final String body =
+        PolicyBody.build(
+            List.of(
+                cr(
+                    "team-a",
+                    "p",
+                    "{\"loadAwareRouting\":{\"rankedReplicas\":3,\"costModel\":"
+                        + "{\"prefillTokensPerSecond\":12000,\"requestSeconds\":\"2.5\","
+                        + "\"slots\":16}}}")),
+            List.of());
+    assertThat(body)
+        .contains(
+            "\"loadAwareRouting\":{\"rankedReplicas\":3,\"costModel\":"
+                + "{\"prefillTokensPerSecond\":12000,\"requestSeconds\":2.5,\"slots\":16}}");
+    final byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    final PolicySnapshot read = PolicyJson.decode(bytes, bytes.length);
+    assertThat(read.policies().get(0).loadAwareRouting().costModel())
+        .isEqualTo(new io.inferencecache.engine.policy.CostModelSpec(12_000f, 2.5f, 16));
+  }
+
+  @Test
   void noObjectsIsAnEmptyPolicyList() {
     assertThat(PolicyBody.build(List.of(), List.of())).isEqualTo("{\"version\":7,\"policies\":[]}");
   }

@@ -18,10 +18,31 @@ package io.inferencecache.engine.policy;
  *     report, so that answers between two reports do not all go to the replica that looked idlest;
  *     set it to {@code 1 ÷ slots} (vLLM's {@code max_num_seqs}) ({@code null}, {@code < 0} or NaN →
  *     {@code 0}: off)
+ * @param costModel the cost-model strategy ({@code null}: absent, the rules above apply); when
+ *     present it replaces them and {@code pressureTokens}, {@code pressureBound} and {@code
+ *     hintPressure} are not used ({@code rankedReplicas} still is)
  */
 public record LoadAwareSpec(
-    Integer pressureTokens, Float pressureBound, Integer rankedReplicas, Float hintPressure) {
+    Integer pressureTokens,
+    Float pressureBound,
+    Integer rankedReplicas,
+    Float hintPressure,
+    CostModelSpec costModel) {
 
   /** Every member absent: on, at the defaults. */
   public static final LoadAwareSpec DEFAULTS = new LoadAwareSpec(null, null, null, null);
+
+  /** The load-aware rules without the cost model. */
+  public LoadAwareSpec(
+      final Integer pressureTokens,
+      final Float pressureBound,
+      final Integer rankedReplicas,
+      final Float hintPressure) {
+    this(pressureTokens, pressureBound, rankedReplicas, hintPressure, null);
+  }
+
+  /** The cost-model strategy, every other member absent. */
+  public static LoadAwareSpec costModel(final CostModelSpec costModel) {
+    return new LoadAwareSpec(null, null, null, null, costModel);
+  }
 }

@@ -48,6 +48,18 @@ public final class ResolvedPolicy {
   /** Most replicas an AFFINITY_HINT answer lists under load-aware routing. */
   public static final int RANKED_REPLICAS_MAX = 16;
 
+  /** Cost model: prompt tokens a replica prefills per second for one request, when not written. */
+  public static final float PREFILL_TOKENS_PER_SECOND_DEFAULT = 10_000f;
+
+  /** Cost model: mean seconds one request holds a slot, when not written. */
+  public static final float REQUEST_SECONDS_DEFAULT = 3f;
+
+  /** Cost model: requests a replica runs at once, when not written. */
+  public static final int SLOTS_DEFAULT = 8;
+
+  /** Cost model: most slots a replica can be declared to have. */
+  public static final int SLOTS_MAX = 65_536;
+
   /**
    * What a namespace without a policy gets (docs/behaviour.md#policy-resolution): TTL 30 min, no
    * prefix gate, matched floor 64, routing floor 0.1, no timeout, affinity on, LRU, chain matching
@@ -72,7 +84,11 @@ public final class ResolvedPolicy {
           PRESSURE_BOUND_DEFAULT,
           1,
           0f,
-          0);
+          0,
+          false,
+          PREFILL_TOKENS_PER_SECOND_DEFAULT,
+          REQUEST_SECONDS_DEFAULT,
+          SLOTS_DEFAULT);
 
   private final boolean explicit;
   private final long ttlNanos;
@@ -92,6 +108,10 @@ public final class ResolvedPolicy {
   private final int rankedReplicas;
   private final float hintPressure;
   private final int maxReplicas;
+  private final boolean costModel;
+  private final float prefillTokensPerSecond;
+  private final float requestSeconds;
+  private final int slots;
 
   private ResolvedPolicy(
       final boolean explicit,
@@ -111,7 +131,11 @@ public final class ResolvedPolicy {
       final float pressureBound,
       final int rankedReplicas,
       final float hintPressure,
-      final int maxReplicas) {
+      final int maxReplicas,
+      final boolean costModel,
+      final float prefillTokensPerSecond,
+      final float requestSeconds,
+      final int slots) {
     this.explicit = explicit;
     this.ttlNanos = ttlNanos;
     this.explicitTtl = explicitTtl;
@@ -130,6 +154,10 @@ public final class ResolvedPolicy {
     this.rankedReplicas = rankedReplicas;
     this.hintPressure = hintPressure;
     this.maxReplicas = maxReplicas;
+    this.costModel = costModel;
+    this.prefillTokensPerSecond = prefillTokensPerSecond;
+    this.requestSeconds = requestSeconds;
+    this.slots = slots;
   }
 
   /**
@@ -150,6 +178,7 @@ public final class ResolvedPolicy {
    *   <li>{@code loadAwareRouting} {@code null} → off; its members as {@link LoadAwareSpec} says;
    *   <li>{@code maxReplicas} as written, {@code <= 0} → {@code 0} (every replica, upstream's
    *       answer).
+   *       its {@code costModel} {@code null} → off, its members as {@link CostModelSpec} says.
    * </ul>
    *
    * The namespace is not looked at. Allocates the result.
@@ -173,6 +202,10 @@ public final class ResolvedPolicy {
     final Float bound = la == null ? null : la.pressureBound();
     final Integer ranked = la == null ? null : la.rankedReplicas();
     final Float perHint = la == null ? null : la.hintPressure();
+    final CostModelSpec cm = la == null ? null : la.costModel();
+    final Float prefill = cm == null ? null : cm.prefillTokensPerSecond();
+    final Float request = cm == null ? null : cm.requestSeconds();
+    final Integer slots = cm == null ? null : cm.slots();
     return new ResolvedPolicy(
         true,
         explicitTtl ? ttl : TTL_NANOS_DEFAULT,
@@ -195,7 +228,15 @@ public final class ResolvedPolicy {
                 ? RANKED_REPLICAS_DEFAULT
                 : Math.min(RANKED_REPLICAS_MAX, ranked),
         perHint != null && perHint > 0f && perHint < Float.POSITIVE_INFINITY ? perHint : 0f,
-        Math.max(0, spec.maxReplicas()));
+        Math.max(0, spec.maxReplicas()),
+        cm != null,
+        positiveOr(prefill, PREFILL_TOKENS_PER_SECOND_DEFAULT),
+        positiveOr(request, REQUEST_SECONDS_DEFAULT),
+        slots == null || slots < 1 ? SLOTS_DEFAULT : Math.min(SLOTS_MAX, slots));
+  }
+
+  private static float positiveOr(final Float v, final float otherwise) {
+    return v != null && v > 0f && v < Float.POSITIVE_INFINITY ? v : otherwise;
   }
 
   /** {@code true} when resolved from a stored policy, {@code false} for {@link #DEFAULTS}. */
@@ -313,6 +354,26 @@ public final class ResolvedPolicy {
     return maxReplicas == 0 ? requested : Math.min(maxReplicas, requested);
   }
 
+  /** Whether load-aware routing runs the cost model (implies {@link #loadAware()}). */
+  public boolean costModel() {
+    return costModel;
+  }
+
+  /** Cost model: prompt tokens a replica prefills per second for one request, {@code > 0}. */
+  public float prefillTokensPerSecond() {
+    return prefillTokensPerSecond;
+  }
+
+  /** Cost model: mean seconds one request holds a slot, {@code > 0}. */
+  public float requestSeconds() {
+    return requestSeconds;
+  }
+
+  /** Cost model: requests a replica runs at once, {@code >= 1}. */
+  public int slots() {
+    return slots;
+  }
+
   @Override
   public boolean equals(final Object o) {
     if (this == o) {
@@ -339,7 +400,11 @@ public final class ResolvedPolicy {
         && Float.compare(pressureBound, that.pressureBound) == 0
         && rankedReplicas == that.rankedReplicas
         && Float.compare(hintPressure, that.hintPressure) == 0
-        && maxReplicas == that.maxReplicas;
+        && maxReplicas == that.maxReplicas
+        && costModel == that.costModel
+        && Float.compare(prefillTokensPerSecond, that.prefillTokensPerSecond) == 0
+        && Float.compare(requestSeconds, that.requestSeconds) == 0
+        && slots == that.slots;
   }
 
   @Override
@@ -361,7 +426,11 @@ public final class ResolvedPolicy {
     h = 31 * h + Float.hashCode(pressureBound);
     h = 31 * h + rankedReplicas;
     h = 31 * h + Float.hashCode(hintPressure);
-    return 31 * h + maxReplicas;
+    h = 31 * h + maxReplicas;
+    h = 31 * h + Boolean.hashCode(costModel);
+    h = 31 * h + Float.hashCode(prefillTokensPerSecond);
+    h = 31 * h + Float.hashCode(requestSeconds);
+    return 31 * h + slots;
   }
 
   @Override
@@ -398,6 +467,15 @@ public final class ResolvedPolicy {
                 + rankedReplicas
                 + ", hintPressure="
                 + hintPressure
+                + (costModel
+                    ? ", costModel{prefillTokensPerSecond="
+                        + prefillTokensPerSecond
+                        + ", requestSeconds="
+                        + requestSeconds
+                        + ", slots="
+                        + slots
+                        + '}'
+                    : "")
                 + '}'
             : "")
         + (maxReplicas > 0 ? ", maxReplicas=" + maxReplicas : "")

@@ -177,6 +177,41 @@ class ResolvedPolicyTest {
   }
 
   @Test
+  void theCostModelIsOffUnlessWrittenAndItsMembersAreClamped() {
+    assertThat(ResolvedPolicy.DEFAULTS.costModel()).isFalse();
+    assertThat(resolve(policy().loadAwareRouting(LoadAwareSpec.DEFAULTS)).costModel()).isFalse();
+    final ResolvedPolicy on =
+        resolve(policy().loadAwareRouting(LoadAwareSpec.costModel(CostModelSpec.DEFAULTS)));
+    assertThat(on.loadAware()).isTrue();
+    assertThat(on.costModel()).isTrue();
+    assertThat(on.prefillTokensPerSecond())
+        .isEqualTo(ResolvedPolicy.PREFILL_TOKENS_PER_SECOND_DEFAULT);
+    assertThat(on.requestSeconds()).isEqualTo(ResolvedPolicy.REQUEST_SECONDS_DEFAULT);
+    assertThat(on.slots()).isEqualTo(ResolvedPolicy.SLOTS_DEFAULT);
+    assertThat(on.rankedReplicas()).isEqualTo(ResolvedPolicy.RANKED_REPLICAS_DEFAULT);
+    assertThat(on.toString()).contains("costModel{prefillTokensPerSecond=10000.0");
+    assertThat(on).isNotEqualTo(resolve(policy().loadAwareRouting(LoadAwareSpec.DEFAULTS)));
+    final ResolvedPolicy bad =
+        resolve(
+            policy()
+                .loadAwareRouting(
+                    LoadAwareSpec.costModel(
+                        new CostModelSpec(Float.NaN, Float.POSITIVE_INFINITY, 0))));
+    assertThat(bad.prefillTokensPerSecond())
+        .isEqualTo(ResolvedPolicy.PREFILL_TOKENS_PER_SECOND_DEFAULT);
+    assertThat(bad.requestSeconds()).isEqualTo(ResolvedPolicy.REQUEST_SECONDS_DEFAULT);
+    assertThat(bad.slots()).isEqualTo(ResolvedPolicy.SLOTS_DEFAULT);
+    final PolicySpec.Builder written =
+        policy()
+            .loadAwareRouting(LoadAwareSpec.costModel(new CostModelSpec(20_000f, 1.5f, 1_000_000)));
+    final ResolvedPolicy set = resolve(written);
+    assertThat(set.prefillTokensPerSecond()).isEqualTo(20_000f);
+    assertThat(set.requestSeconds()).isEqualTo(1.5f);
+    assertThat(set.slots()).isEqualTo(ResolvedPolicy.SLOTS_MAX);
+    assertThat(resolve(written)).isEqualTo(set).hasSameHashCodeAs(set);
+  }
+
+  @Test
   void olderBodiesKeepTheirLoadAwareField() {
     final PolicySpec spec = policy().loadAwareRouting(LoadAwareSpec.DEFAULTS).build();
     assertThat(

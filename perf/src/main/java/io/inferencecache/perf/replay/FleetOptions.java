@@ -57,6 +57,15 @@ public final class FleetOptions {
   /** The load-aware policy's hintPressure; negative = {@code 1 ÷ slots}. */
   double hintPressure = -1;
 
+  /** The cost model's requestSeconds (0 = the policy default). */
+  double costRequestSeconds = 0;
+
+  /**
+   * Stats pressure {@code min(1, (running + waiting) ÷ ceiling)} (the sidecar's clamp) when {@code
+   * > 0}; 0 = {@code (running + waiting) ÷ slots}, unclamped.
+   */
+  int pressureCeiling = 0;
+
   String out;
   String markdown;
   String plot;
@@ -104,6 +113,8 @@ public final class FleetOptions {
           case "--pressure-bound" -> o.pressureBound = atLeast(a, Double.parseDouble(v));
           case "--ranked-replicas" -> o.rankedReplicas = atLeast(a, Integer.parseInt(v), 0);
           case "--hint-pressure" -> o.hintPressure = atLeast(a, Double.parseDouble(v));
+          case "--cost-request-seconds" -> o.costRequestSeconds = atLeast(a, Double.parseDouble(v));
+          case "--pressure-ceiling" -> o.pressureCeiling = atLeast(a, Integer.parseInt(v), 0);
           case "--out" -> o.out = v;
           case "--markdown" -> o.markdown = v;
           case "--plot" -> o.plot = v;
@@ -202,6 +213,10 @@ public final class FleetOptions {
         "  --pressure-tokens N --pressure-bound P --ranked-replicas K",
         "                                the load-aware policy's fields (0 = the policy default)",
         "  --hint-pressure H             its hintPressure (default 1 / slots; 0 = off)",
+        "  --cost-request-seconds S      the cost model's requestSeconds (0 = the policy default);"
+            + " its slots and prefill speed are the fleet's",
+        "  --pressure-ceiling C          stats pressure min(1, (running + waiting) / C), the"
+            + " sidecar's clamp (0 = / slots, unclamped)",
         "  --out FILE.json  --markdown FILE.md  --plot FILE.png",
         "  --quiet");
   }

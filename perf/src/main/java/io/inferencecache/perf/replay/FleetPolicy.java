@@ -25,7 +25,12 @@ public enum FleetPolicy {
    * A Dynamo-like cost on exact state: {@code overlapWeight × blocks to prefill + active blocks},
    * the lowest wins (temperature 0) or softmax sampling of the normalized costs.
    */
-  DYNAMO("dynamo-like", false, false);
+  DYNAMO("dynamo-like", false, false),
+  /**
+   * The top replica of the server's LookupRoute answer with the CachePolicy's {@code
+   * loadAwareRouting.costModel} on (expected TTFT from reported stats).
+   */
+  COST_MODEL("cost-model", true, true);
 
   final String label;
   final boolean usesIndex;
@@ -35,6 +40,11 @@ public enum FleetPolicy {
     this.label = label;
     this.usesIndex = usesIndex;
     this.loadAware = loadAware;
+  }
+
+  /** Whether the answers depend on the stats reports (the index's hint policies). */
+  boolean readsStats() {
+    return usesIndex;
   }
 
   static FleetPolicy parse(final String s) {

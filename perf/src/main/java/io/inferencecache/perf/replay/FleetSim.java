@@ -3,6 +3,8 @@ package io.inferencecache.perf.replay;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.inferencecache.engine.IndexConfig;
+import io.inferencecache.engine.policy.CostModelSpec;
+import io.inferencecache.engine.policy.LoadAwareSpec;
 import io.inferencecache.engine.policy.PolicySnapshot;
 import io.inferencecache.engine.policy.PolicySpec;
 import io.inferencecache.perf.MooncakeTrace;
@@ -112,21 +114,29 @@ public final class FleetSim {
 
   /**
    * The tenant's CachePolicy for a hint policy: none for the upstream strategy (the defaults of a
-   * tenant without a policy), the load-aware field for {@link FleetPolicy#TOP_HINT_LOAD_AWARE}.
+   * tenant without a policy), the load-aware field for {@link FleetPolicy#TOP_HINT_LOAD_AWARE}, its
+   * cost model (the fleet's prefill speed and slots) for {@link FleetPolicy#COST_MODEL}.
    */
   static PolicySnapshot policyFor(final FleetOptions o, final FleetPolicy p) {
     if (!p.loadAware) {
       return null;
     }
+    final LoadAwareSpec loadAware =
+        p == FleetPolicy.COST_MODEL
+            ? LoadAwareSpec.costModel(
+                new CostModelSpec(
+                    (float) o.prefillTokensPerSecond,
+                    o.costRequestSeconds > 0 ? (float) o.costRequestSeconds : null,
+                    o.slots))
+            : new LoadAwareSpec(
+                o.pressureTokens > 0 ? o.pressureTokens : null,
+                o.pressureBound > 0 ? (float) o.pressureBound : null,
+                o.rankedReplicas > 0 ? o.rankedReplicas : null,
+                (float) (o.hintPressure < 0 ? 1.0 / o.slots : o.hintPressure));
     final PolicySpec spec =
         PolicySpec.builder(ReplayNames.TENANT)
             .minimumMatchedTokens(64)
-            .loadAwareRouting(
-                new io.inferencecache.engine.policy.LoadAwareSpec(
-                    o.pressureTokens > 0 ? o.pressureTokens : null,
-                    o.pressureBound > 0 ? (float) o.pressureBound : null,
-                    o.rankedReplicas > 0 ? o.rankedReplicas : null,
-                    (float) (o.hintPressure < 0 ? 1.0 / o.slots : o.hintPressure)))
+            .loadAwareRouting(loadAware)
             .build();
     return new PolicySnapshot(PolicySnapshot.PROPAGATION_VERSION, List.of(spec), List.of());
   }

@@ -22,9 +22,10 @@ import java.util.TreeMap;
  *
  * <p><b>What the index sees</b> (hint policies only): at each start, ReportCacheState of the
  * request's chain on its replica, then the evictions; every {@code statsInterval} each replica's
- * ReplicaStats with {@code pressure = (running + waiting) / slots}, as the KV-event sidecar reports
- * it. The index's clock is the simulated clock ({@link SimClock}), so entry freshness, the TTL and
- * stats ages are all in simulated time; every report is applied before the next lookup.
+ * ReplicaStats with {@code pressure = (running + waiting) / slots} ({@code --pressure-ceiling C}:
+ * {@code min(1, (running + waiting) / C)}, as the KV-event sidecar clamps it). The index's clock is
+ * the simulated clock ({@link SimClock}), so entry freshness, the TTL and stats ages are all in
+ * simulated time; every report is applied before the next lookup.
  *
  * <p><b>Warm start.</b> The hint policies send the first {@code replicas} requests round-robin: the
  * affinity fallback only names replicas the index knows to serve the scope, so a fleet whose
@@ -164,7 +165,7 @@ final class FleetSimulation {
       } else if (nextStats <= arriveAt) {
         advance(nextStats);
         for (int r = 0; r < fleet.length; r++) {
-          target.stats(r, (float) fleet[r].pressure(o.slots));
+          target.stats(r, (float) fleet[r].pressure(o.slots, o.pressureCeiling));
         }
         nextStats += statsUs;
       } else {
@@ -251,7 +252,7 @@ final class FleetSimulation {
       return roundRobin(); // warm start: every replica serves (is known to the index) first
     }
     return switch (policy) {
-      case TOP_HINT, TOP_HINT_LOAD_AWARE -> {
+      case TOP_HINT, TOP_HINT_LOAD_AWARE, COST_MODEL -> {
         lookup(chain);
         yield hint.size > 0 ? hint.replica[0] : roundRobin();
       }
@@ -423,8 +424,10 @@ final class FleetSimulation {
       return m;
     }
 
-    double pressure(final int slots) {
-      return (double) (running + queue.size()) / slots;
+    /** {@code (running + waiting) ÷ slots}; with a ceiling, {@code min(1, … ÷ ceiling)}. */
+    double pressure(final int slots, final int ceiling) {
+      final int load = running + queue.size();
+      return ceiling > 0 ? Math.min(1.0, (double) load / ceiling) : (double) load / slots;
     }
   }
 }

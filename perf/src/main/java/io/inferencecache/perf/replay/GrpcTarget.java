@@ -66,6 +66,9 @@ final class GrpcTarget implements RouteTarget {
   private ReportStream stream;
   private long streams;
   private Recorder handlerLatency;
+  // The in-process index's clock: stats rows are stamped with the time they were reported, not the
+  // later time the stream applies them (the cost model ages stats). Null for a remote server.
+  private org.agrona.concurrent.EpochNanoClock clock;
 
   /** Starts the server in this JVM on 127.0.0.1 (ephemeral port) over a fresh index. */
   static GrpcTarget inProcess(final IndexConfig config, final ReplayNames names)
@@ -108,6 +111,7 @@ final class GrpcTarget implements RouteTarget {
             server.port(),
             "gRPC loopback, server in this JVM (GrpcServer 127.0.0.1:" + server.port() + ")");
     t.handlerLatency = handlerLatency;
+    t.clock = config.clock();
     return t;
   }
 
@@ -204,6 +208,7 @@ final class GrpcTarget implements RouteTarget {
             .setTenantId(ReplayNames.TENANT)
             .setHashScheme(ReplayNames.SCHEME)
             .setStats(ReplicaStats.newBuilder().setPressure(pressure))
+            .setTimestampUs(clock == null ? 0 : clock.nanoTime() / 1000)
             .build());
   }
 

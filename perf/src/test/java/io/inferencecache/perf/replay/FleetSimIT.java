@@ -19,7 +19,7 @@ class FleetSimIT {
       "0.9",
       "--quiet",
       "--policies",
-      "top-hint,top-hint-load-aware,prefix-else-least-loaded"
+      "top-hint,top-hint-load-aware,prefix-else-least-loaded,cost-model"
     };
     final FleetSim.Report engine = FleetSim.run(FleetOptions.parse(with(common, "engine")));
     final FleetSim.Report grpc = FleetSim.run(FleetOptions.parse(with(common, "grpc")));

@@ -31,6 +31,14 @@ public final class CachePolicy extends CustomResource<CachePolicy.Spec, Conditio
     public String pressureBound;
     public Integer rankedReplicas;
     public String hintPressure;
+    public CostModel costModel;
+  }
+
+  /** The cost-model strategy of load-aware routing; unset = the load-aware rules. */
+  public static class CostModel {
+    public Integer prefillTokensPerSecond;
+    public String requestSeconds;
+    public Integer slots;
   }
 
   /** Matching strategies. */

@@ -65,6 +65,14 @@ class CrdCelRulesTest {
                   "spec: {loadAwareRouting: {pressureBound: '0.000'}}"),
               "loadAwareRouting.pressureBound must be greater than zero"),
           new Case(
+              CachePolicy.CRD,
+              "spec.loadAwareRouting.costModel",
+              "spec: {loadAwareRouting: {costModel: {requestSeconds: '2.5'}}}",
+              List.of(
+                  "spec: {loadAwareRouting: {costModel: {requestSeconds: '0'}}}",
+                  "spec: {loadAwareRouting: {costModel: {requestSeconds: '0.0'}}}"),
+              "loadAwareRouting.costModel.requestSeconds must be greater than zero"),
+          new Case(
               CacheBackend.CRD,
               "spec.lmCache.podLocal.server.l1Capacity",
               POD_LOCAL.formatted("8Gi"),
