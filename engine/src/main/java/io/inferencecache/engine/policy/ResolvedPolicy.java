@@ -177,8 +177,8 @@ public final class ResolvedPolicy {
    *   <li>{@code eviction} through {@link EvictionAlgorithm#parse(String)};
    *   <li>{@code loadAwareRouting} {@code null} → off; its members as {@link LoadAwareSpec} says;
    *   <li>{@code maxReplicas} as written, {@code <= 0} → {@code 0} (every replica, upstream's
-   *       answer).
-   *       its {@code costModel} {@code null} → off, its members as {@link CostModelSpec} says.
+   *       answer). its {@code costModel} {@code null} → off, its members as {@link CostModelSpec}
+   *       says.
    * </ul>
    *
    * The namespace is not looked at. Allocates the result.

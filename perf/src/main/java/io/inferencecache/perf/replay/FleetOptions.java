@@ -48,7 +48,10 @@ public final class FleetOptions {
 
   double dynamoTemperature = 0.0;
 
-  /** The load-aware strategy's parameters, as written in the CachePolicy (see docs/configuration.md). */
+  /**
+   * The load-aware strategy's parameters, as written in the CachePolicy (see
+   * docs/configuration.md).
+   */
   int pressureTokens = 0;
 
   double pressureBound = 0;

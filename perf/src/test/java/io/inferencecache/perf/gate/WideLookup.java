@@ -15,9 +15,9 @@ import java.util.Locale;
  * against the same chains' shape at 128 holders, two indexes of about the same number of
  * holder-blocks ({@value #HOLDER_BLOCKS}). {@link PerfGate#WIDE_LOOKUP}: CPU nanoseconds per
  * holder-block of a lookup at 256 holders ÷ at 128, the median of interleaved rounds (the
- * 256-holder index first in even rounds). It was about 9 before the runs of a chain stopped being cut
- * at every new column (and the order stopped being an insertion sort); at most 1.5 is the target.
- * {@link PerfGate#WIDE_ALLOC}: bytes allocated per 256-holder lookup (least of {@value
+ * 256-holder index first in even rounds). It was about 9 before the runs of a chain stopped being
+ * cut at every new column (and the order stopped being an insertion sort); at most 1.5 is the
+ * target. {@link PerfGate#WIDE_ALLOC}: bytes allocated per 256-holder lookup (least of {@value
  * PerfGate#ALLOC_ATTEMPTS} measurements).
  */
 final class WideLookup implements AutoCloseable {
