@@ -86,6 +86,26 @@ public final class PolicyJson {
     }
   }
 
+  /**
+   * Whether {@code t} starts the value {@code start} names (an object or an array); if not, Go's
+   * type error for field {@code path} of type {@code goType} is recorded and the value skipped.
+   */
+  private static boolean opens(
+      final StrictJson json,
+      final JsonToken t,
+      final JsonToken start,
+      final String path,
+      final String goType)
+      throws JsonDecodeException {
+    if (t == start) {
+      return true;
+    }
+    json.typeError(
+        "json: cannot unmarshal " + kindOf(t) + " into Go struct field " + path + " of type " + goType);
+    json.skip();
+    return false;
+  }
+
   private static String kindOf(final JsonToken t) {
     return switch (t) {
       case VALUE_STRING -> "string";
@@ -100,12 +120,7 @@ public final class PolicyJson {
     if (t == JsonToken.VALUE_NULL) {
       return List.of();
     }
-    if (t != JsonToken.START_ARRAY) {
-      json.typeError(
-          "json: cannot unmarshal "
-              + kindOf(t)
-              + " into Go struct field PolicySnapshot.policies of type []PolicySpec");
-      json.skip();
+    if (!opens(json, t, JsonToken.START_ARRAY, "PolicySnapshot.policies", "[]PolicySpec")) {
       return List.of();
     }
     final List<PolicySpec> out = new ArrayList<>();
@@ -206,14 +221,7 @@ public final class PolicyJson {
       return null;
     }
     final String p = "PolicySnapshot.policies.loadAwareRouting";
-    if (t != JsonToken.START_OBJECT) {
-      json.typeError(
-          "json: cannot unmarshal "
-              + kindOf(t)
-              + " into Go struct field "
-              + p
-              + " of type LoadAwareRouting");
-      json.skip();
+    if (!opens(json, t, JsonToken.START_OBJECT, p, "LoadAwareRouting")) {
       return existing;
     }
     Integer tokens = existing == null ? null : existing.pressureTokens();
@@ -247,14 +255,7 @@ public final class PolicyJson {
       return null;
     }
     final String p = "PolicySnapshot.policies.loadAwareRouting.costModel";
-    if (t != JsonToken.START_OBJECT) {
-      json.typeError(
-          "json: cannot unmarshal "
-              + kindOf(t)
-              + " into Go struct field "
-              + p
-              + " of type CostModel");
-      json.skip();
+    if (!opens(json, t, JsonToken.START_OBJECT, p, "CostModel")) {
       return existing;
     }
     Float prefill = existing == null ? null : existing.prefillTokensPerSecond();
@@ -287,14 +288,7 @@ public final class PolicyJson {
       return null;
     }
     final String p = "PolicySnapshot.policies.strategy";
-    if (t != JsonToken.START_OBJECT) {
-      json.typeError(
-          "json: cannot unmarshal "
-              + kindOf(t)
-              + " into Go struct field "
-              + p
-              + " of type Strategy");
-      json.skip();
+    if (!opens(json, t, JsonToken.START_OBJECT, p, "Strategy")) {
       return existing;
     }
     Boolean chain = existing == null ? null : existing.enableChainMatching();
@@ -318,12 +312,7 @@ public final class PolicyJson {
     if (t == JsonToken.VALUE_NULL) {
       return List.of();
     }
-    if (t != JsonToken.START_ARRAY) {
-      json.typeError(
-          "json: cannot unmarshal "
-              + kindOf(t)
-              + " into Go struct field PolicySnapshot.tenants of type []TenantSpec");
-      json.skip();
+    if (!opens(json, t, JsonToken.START_ARRAY, "PolicySnapshot.tenants", "[]TenantSpec")) {
       return List.of();
     }
     final List<TenantSpec> out = new ArrayList<>();

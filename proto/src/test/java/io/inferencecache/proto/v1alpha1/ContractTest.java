@@ -34,7 +34,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Pins the wire contract to upstream's {@code inferencecache.v1alpha1} (dataplane
  * docs/behaviour.md#rpcs and docs/behaviour.md#messages). The tables below are written from the
  * spec, not from the generated code: any rename, renumber, retype, change of label or extra/missing
- * element in the {@code .proto} fails here.
+ * element in the {@code .proto} fails here. Our additive extensions carry field numbers from 100 on
+ * ({@link #EXTENSION_FIELDS}), clear of upstream's, and are listed here too.
  */
 class ContractTest {
   private static final String PKG = "inferencecache.v1alpha1";
@@ -86,6 +87,9 @@ class ContractTest {
    */
   private static final Map<String, List<F>> MESSAGES = new LinkedHashMap<>();
 
+  /** Field numbers from here on are inference-cache's own additions, never upstream's. */
+  static final int EXTENSION_FIELDS = 100;
+
   static {
     MESSAGES.put("SLO", List.of(f(1, "ttft_ms", INT32), f(2, "tbt_ms", INT32)));
     MESSAGES.put(
@@ -113,7 +117,8 @@ class ContractTest {
             rep(8, "block_token_counts", INT32),
             rep(9, "token_ids", UINT32),
             f(10, "prompt_text", STRING),
-            f(11, "adapter_id", STRING)));
+            f(11, "adapter_id", STRING),
+            f(100, "max_replicas", INT32))); // extension: the answer cap
     MESSAGES.put(
         "ReplicaScore",
         List.of(
@@ -450,5 +455,18 @@ class ContractTest {
     }
     return FILE.findMessageTypeByName(name.substring(0, dot))
         .findEnumTypeByName(name.substring(dot + 1));
+  }
+
+  @Test
+  void extensionFieldsAreNumberedClearOfUpstream() {
+    for (final Map.Entry<String, List<F>> message : MESSAGES.entrySet()) {
+      for (final F field : message.getValue()) {
+        if (field.name().equals("max_replicas")) {
+          assertThat(field.number()).as(message.getKey() + ".max_replicas").isGreaterThanOrEqualTo(EXTENSION_FIELDS);
+        } else {
+          assertThat(field.number()).as(message.getKey() + "." + field.name()).isLessThan(EXTENSION_FIELDS);
+        }
+      }
+    }
   }
 }
