@@ -101,7 +101,12 @@ public final class PolicyJson {
       return true;
     }
     json.typeError(
-        "json: cannot unmarshal " + kindOf(t) + " into Go struct field " + path + " of type " + goType);
+        "json: cannot unmarshal "
+            + kindOf(t)
+            + " into Go struct field "
+            + path
+            + " of type "
+            + goType);
     json.skip();
     return false;
   }

@@ -462,9 +462,13 @@ class ContractTest {
     for (final Map.Entry<String, List<F>> message : MESSAGES.entrySet()) {
       for (final F field : message.getValue()) {
         if (field.name().equals("max_replicas")) {
-          assertThat(field.number()).as(message.getKey() + ".max_replicas").isGreaterThanOrEqualTo(EXTENSION_FIELDS);
+          assertThat(field.number())
+              .as(message.getKey() + ".max_replicas")
+              .isGreaterThanOrEqualTo(EXTENSION_FIELDS);
         } else {
-          assertThat(field.number()).as(message.getKey() + "." + field.name()).isLessThan(EXTENSION_FIELDS);
+          assertThat(field.number())
+              .as(message.getKey() + "." + field.name())
+              .isLessThan(EXTENSION_FIELDS);
         }
       }
     }
