@@ -1,16 +1,16 @@
 package io.inferencecache.controlplane.controller;
 
-import com.google.gson.JsonObject;
+import io.inferencecache.controlplane.k8s.model.CacheIndex;
+import io.inferencecache.controlplane.k8s.model.CacheIndexList;
+import io.inferencecache.controlplane.k8s.model.CacheTenant;
 import io.kubernetes.client.informer.cache.Lister;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.util.generic.GenericKubernetesApi;
 import io.kubernetes.client.util.generic.KubernetesApiResponse;
-import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
-import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
 public final class CacheIndexPoller {
   private static final Logger LOG = LoggerFactory.getLogger(CacheIndexPoller.class);
 
-  private final Lister<DynamicKubernetesObject> indices;
-  private final DynamicKubernetesApi indexApi;
-  private final Lister<DynamicKubernetesObject> tenants;
+  private final Lister<CacheIndex> indices;
+  private final GenericKubernetesApi<CacheIndex, CacheIndexList> indexApi;
+  private final Lister<CacheTenant> tenants;
   private final StatusWriter status;
   private final ServerBridge bridge;
   private final String snapshotUrl;
@@ -41,9 +41,9 @@ public final class CacheIndexPoller {
   private volatile Consumer<Boolean> pollListener = ok -> {};
 
   public CacheIndexPoller(
-      final Lister<DynamicKubernetesObject> indices,
-      final DynamicKubernetesApi indexApi,
-      final Lister<DynamicKubernetesObject> tenants,
+      final Lister<CacheIndex> indices,
+      final GenericKubernetesApi<CacheIndex, CacheIndexList> indexApi,
+      final Lister<CacheTenant> tenants,
       final StatusWriter status,
       final ServerBridge bridge,
       final String snapshotUrl,
@@ -89,7 +89,7 @@ public final class CacheIndexPoller {
   }
 
   private void refreshOnce() throws InterruptedException {
-    DynamicKubernetesObject index = indices.get(CacheIndexStatus.NAME);
+    CacheIndex index = indices.get(CacheIndexStatus.NAME);
     if (index == null) {
       index = create();
       if (index == null) {
@@ -112,11 +112,12 @@ public final class CacheIndexPoller {
     }
     final CacheIndexStatus wanted =
         CacheIndexStatus.project(snapshot, snapshotUrl, clock.instant());
-    final CacheIndexStatus stored =
-        CacheIndexStatus.fromJson(Objects.object(index.getRaw(), "status"));
+    final CacheIndexStatus stored = CacheIndexStatus.from(index.getStatus());
     if (!wanted.sameIgnoringTimes(stored)) {
+      final CacheIndex update = CrText.copy(index, CacheIndex.class);
+      update.setStatus(wanted.toStatus());
       try {
-        status.replaceClusterStatus(Kinds.CACHE_INDEX, index.getRaw(), wanted.toJson());
+        status.replaceStatus(CacheIndex.CRD, update);
       } catch (ApiException e) {
         if (e.getCode() == 409) {
           LOG.info(
@@ -134,47 +135,37 @@ public final class CacheIndexPoller {
   }
 
   private void projectTenants(final ServerSnapshot snapshot) {
-    final List<DynamicKubernetesObject> crs = tenants.list();
-    final List<JsonObject> raw = new ArrayList<>(crs.size());
-    for (final DynamicKubernetesObject cr : crs) {
-      raw.add(cr.getRaw());
-    }
-    final Map<String, TenantStatus> wanted = TenantStatus.project(raw, snapshot, clock.instant());
-    for (final DynamicKubernetesObject cr : crs) {
-      final TenantStatus want = wanted.get(TenantStatus.key(cr.getRaw()));
-      final TenantStatus stored = TenantStatus.fromJson(Objects.object(cr.getRaw(), "status"));
+    final List<CacheTenant> crs = tenants.list();
+    final Map<String, TenantStatus> wanted = TenantStatus.project(crs, snapshot, clock.instant());
+    for (final CacheTenant cr : crs) {
+      final TenantStatus want = wanted.get(cr.key());
+      final TenantStatus stored = TenantStatus.from(cr.getStatus());
       if (want == null || want.sameIgnoringTimes(stored)) {
         continue;
       }
       try {
         status.mergeStatus(
-            Kinds.CACHE_TENANT,
-            Objects.namespace(cr.getRaw()),
-            Objects.name(cr.getRaw()),
-            want.toJson());
+            CacheTenant.CRD,
+            cr.getMetadata().getNamespace(),
+            cr.getMetadata().getName(),
+            want.toStatus());
       } catch (ApiException e) {
-        LOG.warn(
-            "cachetenant {} status not written: {}",
-            TenantStatus.key(cr.getRaw()),
-            StatusWriter.message(e));
+        LOG.warn("cachetenant {} status not written: {}", cr.key(), StatusWriter.message(e));
       }
     }
   }
 
-  private DynamicKubernetesObject create() {
-    final DynamicKubernetesObject fresh = new DynamicKubernetesObject();
-    fresh.setApiVersion(Kinds.API_VERSION);
-    fresh.setKind(Kinds.CACHE_INDEX.kind());
+  private CacheIndex create() {
+    final CacheIndex fresh = new CacheIndex();
     fresh.setMetadata(new V1ObjectMeta().name(CacheIndexStatus.NAME));
-    fresh.getRaw().add("spec", new JsonObject());
-    final KubernetesApiResponse<DynamicKubernetesObject> r = indexApi.create(fresh);
+    fresh.setSpec(new CacheIndex.Spec());
+    final KubernetesApiResponse<CacheIndex> r = indexApi.create(fresh);
     if (r.isSuccess()) {
       LOG.info("cacheindex {} created", CacheIndexStatus.NAME);
       return r.getObject();
     }
     if (r.getHttpStatusCode() == 409) {
-      final KubernetesApiResponse<DynamicKubernetesObject> got =
-          indexApi.get(CacheIndexStatus.NAME);
+      final KubernetesApiResponse<CacheIndex> got = indexApi.get(CacheIndexStatus.NAME);
       if (got.isSuccess()) {
         return got.getObject();
       }

@@ -1,9 +1,8 @@
 package io.inferencecache.controlplane.controller;
 
-import com.google.gson.JsonArray;
-import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
+import io.inferencecache.controlplane.k8s.model.CacheIndex;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -12,8 +11,9 @@ import java.util.Map;
 
 /**
  * The status of the CacheIndex {@code cluster-default}: a pure projection of one {@link
- * ServerSnapshot}, its JSON form, and the read-back of a stored status for the write-on-change
- * comparison (which ignores {@code lastUpdated} and every {@code replicas[].lastUpdate}).
+ * ServerSnapshot}, its typed form ({@link #toStatus}), and the read-back of a stored status ({@link
+ * #from}) for the write-on-change comparison (which ignores {@code lastUpdated} and every {@code
+ * replicas[].lastUpdate}).
  *
  * @param replicas stats-reporting replicas only, one row per id (the lexicographically larger
  *     tenant wins), sorted by id
@@ -29,7 +29,7 @@ public record CacheIndexStatus(
     String lastUpdated) {
 
   /** The singleton's name. */
-  public static final String NAME = "cluster-default";
+  public static final String NAME = CacheIndex.CLUSTER_DEFAULT;
 
   public CacheIndexStatus {
     replicas = List.copyOf(replicas);
@@ -100,101 +100,84 @@ public record CacheIndexStatus(
     return new CacheIndexStatus(rows, tenants, total, hot, observedServer, null);
   }
 
-  /** The {@code status} object as written to the API server. */
-  public JsonObject toJson() {
-    final JsonObject status = new JsonObject();
+  /**
+   * The typed status to write; empty lists are left out ({@link CrText#tree} puts it on the wire).
+   */
+  public CacheIndex.Status toStatus() {
+    final CacheIndex.Status status = new CacheIndex.Status();
     if (!replicas.isEmpty()) {
-      final JsonArray rows = new JsonArray();
+      status.replicas = new ArrayList<>();
       for (final ReplicaRow r : replicas) {
-        final JsonObject row = new JsonObject();
-        row.addProperty("id", r.id());
-        putIfSet(row, "tenant", r.tenant());
-        if (r.cacheMemoryBytes() != null) {
-          row.addProperty("cacheMemoryBytes", r.cacheMemoryBytes());
-        }
-        putIfSet(row, "hitRate", r.hitRate());
-        putIfSet(row, "pressure", r.pressure());
-        putIfSet(row, "lastUpdate", r.lastUpdate());
-        rows.add(row);
+        final CacheIndex.Replica row = new CacheIndex.Replica();
+        row.id = r.id();
+        row.tenant = r.tenant();
+        row.cacheMemoryBytes = r.cacheMemoryBytes();
+        row.hitRate = r.hitRate();
+        row.pressure = r.pressure();
+        row.lastUpdate = parseTime(r.lastUpdate());
+        status.replicas.add(row);
       }
-      status.add("replicas", rows);
     }
     if (!tenants.isEmpty()) {
-      final JsonArray rows = new JsonArray();
+      status.tenants = new ArrayList<>();
       for (final TenantRow t : tenants) {
-        final JsonObject row = new JsonObject();
-        row.addProperty("id", t.id());
-        if (t.indexEntries() != null) {
-          row.addProperty("indexEntries", t.indexEntries());
-        }
-        putIfSet(row, "hitRate", t.hitRate());
-        row.addProperty("memoryUsed", 0);
-        rows.add(row);
+        final CacheIndex.Tenant row = new CacheIndex.Tenant();
+        row.id = t.id();
+        row.indexEntries = t.indexEntries();
+        row.hitRate = t.hitRate();
+        status.tenants.add(row);
       }
-      status.add("tenants", rows);
     }
-    final JsonObject summary = new JsonObject();
-    summary.addProperty("total", total);
-    summary.addProperty("hot", hot);
-    final JsonObject prefixes = new JsonObject();
-    prefixes.add("summary", summary);
-    status.add("prefixes", prefixes);
-    putIfSet(status, "observedServer", observedServer);
-    putIfSet(status, "lastUpdated", lastUpdated);
+    status.prefixes = new CacheIndex.Prefixes();
+    status.prefixes.summary = new CacheIndex.PrefixSummary();
+    status.prefixes.summary.total = total;
+    status.prefixes.summary.hot = hot;
+    status.observedServer = observedServer;
+    status.lastUpdated = parseTime(lastUpdated);
     return status;
   }
 
-  /** A stored {@code status} read back; {@code null} (no status yet) reads as {@code null}. */
-  public static CacheIndexStatus fromJson(final JsonObject status) {
-    if (status == null || status.size() == 0) {
+  /** A stored status read back; no status (or an empty one) reads as {@code null}. */
+  public static CacheIndexStatus from(final CacheIndex.Status status) {
+    if (status == null
+        || (status.replicas == null
+            && status.tenants == null
+            && status.prefixes == null
+            && status.observedServer == null
+            && status.lastUpdated == null)) {
       return null;
     }
     final List<ReplicaRow> replicas = new ArrayList<>();
-    for (final JsonObject r : objects(status.get("replicas"))) {
-      replicas.add(
-          new ReplicaRow(
-              Objects.string(r, "id"),
-              Objects.string(r, "tenant"),
-              Objects.integer(r, "cacheMemoryBytes"),
-              Objects.string(r, "hitRate"),
-              Objects.string(r, "pressure"),
-              Objects.string(r, "lastUpdate")));
+    if (status.replicas != null) {
+      for (final CacheIndex.Replica r : status.replicas) {
+        replicas.add(
+            new ReplicaRow(
+                r.id,
+                r.tenant,
+                r.cacheMemoryBytes,
+                r.hitRate,
+                r.pressure,
+                CrText.time(r.lastUpdate)));
+      }
     }
     final List<TenantRow> tenants = new ArrayList<>();
-    for (final JsonObject t : objects(status.get("tenants"))) {
-      tenants.add(
-          new TenantRow(
-              Objects.string(t, "id"),
-              Objects.integer(t, "indexEntries"),
-              Objects.string(t, "hitRate")));
+    if (status.tenants != null) {
+      for (final CacheIndex.Tenant t : status.tenants) {
+        tenants.add(new TenantRow(t.id, t.indexEntries, t.hitRate));
+      }
     }
-    final JsonObject summary = Objects.object(Objects.object(status, "prefixes"), "summary");
-    final Long total = Objects.integer(summary, "total");
-    final Long hot = Objects.integer(summary, "hot");
+    final CacheIndex.PrefixSummary summary =
+        status.prefixes == null ? null : status.prefixes.summary;
     return new CacheIndexStatus(
         replicas,
         tenants,
-        total == null ? 0 : total,
-        hot == null ? 0 : hot,
-        Objects.string(status, "observedServer"),
-        Objects.string(status, "lastUpdated"));
+        summary == null ? 0 : summary.total,
+        summary == null ? 0 : summary.hot,
+        status.observedServer,
+        CrText.time(status.lastUpdated));
   }
 
-  static List<JsonObject> objects(final JsonElement e) {
-    final List<JsonObject> out = new ArrayList<>();
-    if (e != null && e.isJsonArray()) {
-      for (final JsonElement x : e.getAsJsonArray()) {
-        if (x.isJsonObject()) {
-          out.add(x.getAsJsonObject());
-        }
-      }
-    }
-    return out;
-  }
-
-  static void putIfSet(final JsonObject o, final String member, final String value) {
-    if (value != null) {
-      o.addProperty(member, value);
-    }
+  private static OffsetDateTime parseTime(final String text) {
+    return text == null ? null : OffsetDateTime.parse(text);
   }
 }

@@ -1,8 +1,12 @@
 package io.inferencecache.controlplane.controller;
 
 import com.codahale.metrics.MetricRegistry;
-import com.google.gson.JsonObject;
 import io.inferencecache.controlplane.controller.backend.BackendControllers;
+import io.inferencecache.controlplane.k8s.model.CacheIndex;
+import io.inferencecache.controlplane.k8s.model.CachePolicy;
+import io.inferencecache.controlplane.k8s.model.CacheTenant;
+import io.inferencecache.controlplane.k8s.model.CrdKind;
+import io.inferencecache.controlplane.k8s.model.CustomResource;
 import io.kubernetes.client.extended.controller.Controller;
 import io.kubernetes.client.extended.controller.builder.ControllerBuilder;
 import io.kubernetes.client.extended.controller.reconciler.Request;
@@ -13,11 +17,10 @@ import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.informer.cache.Lister;
 import io.kubernetes.client.openapi.ApiClient;
-import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -30,10 +33,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wires the controller: one informer per kind (caches run on every replica, so a new leader starts
- * warm), and — while leading — the two push controllers (rate-limited work queues), the periodic
- * push and the snapshot poller. Leadership lost ends {@link #run()}: the caller exits, so
- * leader-only work stops within the renew deadline.
+ * Wires the controller: one typed informer per kind, all in one factory (caches run on every
+ * replica, so a new leader starts warm), and — while leading — the two push controllers
+ * (rate-limited work queues), the periodic push and the snapshot poller. Leadership lost ends
+ * {@link #run()}: the caller exits, so leader-only work stops within the renew deadline.
  */
 public final class ControllerRuntime implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ControllerRuntime.class);
@@ -42,20 +45,20 @@ public final class ControllerRuntime implements AutoCloseable {
   private final ApiClient client;
   private final String identity;
   private final AtomicBoolean leading = new AtomicBoolean();
-  private final List<SharedInformerFactory> factories = new ArrayList<>();
+  private final SharedInformerFactory factory;
   private final List<Controller> controllers = new ArrayList<>();
   private final ScheduledExecutorService ticks =
       Executors.newScheduledThreadPool(2, r -> Daemons.thread(r, "controller-tick"));
   private final CountDownLatch closed = new CountDownLatch(1);
-  private final SharedIndexInformer<DynamicKubernetesObject> policies;
-  private final SharedIndexInformer<DynamicKubernetesObject> tenants;
-  private final SharedIndexInformer<DynamicKubernetesObject> indices;
+  private final SharedIndexInformer<CachePolicy> policies;
+  private final SharedIndexInformer<CacheTenant> tenants;
+  private final SharedIndexInformer<CacheIndex> indices;
   private final PolicyPush push;
   private final CacheIndexPoller poller;
   private final EventRecorder events;
   private final BackendControllers backends;
   private final ControllerMetrics metrics;
-  private final Map<Kinds, ControllerMetrics.Reconciles> reconciles = new EnumMap<>(Kinds.class);
+  private final Map<CrdKind<?, ?>, ControllerMetrics.Reconciles> reconciles = new HashMap<>();
   private volatile LeaderElector elector;
 
   /** A runtime with metrics in a registry of its own (nothing serves them). */
@@ -92,19 +95,20 @@ public final class ControllerRuntime implements AutoCloseable {
       final String probeUrl) {
     this.options = options;
     this.metrics = metrics;
-    for (final Kinds k : new Kinds[] {Kinds.CACHE_POLICY, Kinds.CACHE_TENANT}) {
+    for (final CrdKind<?, ?> k : List.of(CachePolicy.CRD, CacheTenant.CRD)) {
       reconciles.put(k, metrics.controller(controllerName(k)));
     }
     this.client = client;
     this.identity = identity;
-    this.policies = informer(watchClient, Kinds.CACHE_POLICY);
-    this.tenants = informer(watchClient, Kinds.CACHE_TENANT);
-    this.indices = informer(watchClient, Kinds.CACHE_INDEX);
+    this.factory = new SharedInformerFactory(watchClient);
+    this.policies = informer(watchClient, CachePolicy.CRD);
+    this.tenants = informer(watchClient, CacheTenant.CRD);
+    this.indices = informer(watchClient, CacheIndex.CRD);
     final ServerBridge bridge = new ServerBridge();
     this.push =
         new PolicyPush(
-            () -> policies.hasSynced() ? raw(policies) : null,
-            () -> tenants.hasSynced() ? raw(tenants) : null,
+            () -> policies.hasSynced() ? policies.getIndexer().list() : null,
+            () -> tenants.hasSynced() ? tenants.getIndexer().list() : null,
             bridge,
             options.serverPolicyUrl(),
             options.policyTokenFile(),
@@ -112,7 +116,7 @@ public final class ControllerRuntime implements AutoCloseable {
     this.poller =
         new CacheIndexPoller(
             new Lister<>(indices.getIndexer()),
-            Kinds.CACHE_INDEX.api(client),
+            CacheIndex.CRD.api(client),
             new Lister<>(tenants.getIndexer()),
             new StatusWriter(client),
             bridge,
@@ -141,23 +145,13 @@ public final class ControllerRuntime implements AutoCloseable {
   }
 
   /** The name of the push controller fed by {@code kind} (metrics label, thread names). */
-  static String controllerName(final Kinds kind) {
+  static String controllerName(final CrdKind<?, ?> kind) {
     return kind.plural() + "-policy-push";
   }
 
-  private SharedIndexInformer<DynamicKubernetesObject> informer(
-      final ApiClient watchClient, final Kinds kind) {
-    final SharedInformerFactory factory = new SharedInformerFactory(watchClient);
-    factories.add(factory);
-    return factory.sharedIndexInformerFor(kind.api(watchClient), DynamicKubernetesObject.class, 0);
-  }
-
-  private static List<JsonObject> raw(final SharedIndexInformer<DynamicKubernetesObject> informer) {
-    final List<JsonObject> out = new ArrayList<>();
-    for (final DynamicKubernetesObject o : informer.getIndexer().list()) {
-      out.add(o.getRaw());
-    }
-    return out;
+  private <O extends CustomResource<?, ?>> SharedIndexInformer<O> informer(
+      final ApiClient watchClient, final CrdKind<O, ?> kind) {
+    return factory.sharedIndexInformerFor(kind.api(watchClient), kind.type(), 0);
   }
 
   /**
@@ -166,9 +160,7 @@ public final class ControllerRuntime implements AutoCloseable {
    * @throws InterruptedException when interrupted while waiting
    */
   public int run() throws InterruptedException {
-    for (final SharedInformerFactory f : factories) {
-      f.startAllRegisteredInformers();
-    }
+    factory.startAllRegisteredInformers();
     backends.startInformers();
     if (!options.leaderElect()) {
       startLeading();
@@ -200,8 +192,8 @@ public final class ControllerRuntime implements AutoCloseable {
     awaitSync();
     leading.set(true);
     metrics.leading(true);
-    controllers.add(pushController(Kinds.CACHE_POLICY, policies));
-    controllers.add(pushController(Kinds.CACHE_TENANT, tenants));
+    controllers.add(pushController(CachePolicy.CRD, policies));
+    controllers.add(pushController(CacheTenant.CRD, tenants));
     for (final Controller c : controllers) {
       final Thread t = Daemons.thread(c, "controller-" + controllers.indexOf(c));
       t.start();
@@ -237,9 +229,8 @@ public final class ControllerRuntime implements AutoCloseable {
     backends.stopLeading();
   }
 
-  private Controller pushController(
-      final Kinds kind, final SharedIndexInformer<DynamicKubernetesObject> informer) {
-    final SharedInformerFactory factory = factories.get(kind.ordinal());
+  private <O extends CustomResource<?, ?>> Controller pushController(
+      final CrdKind<O, ?> kind, final SharedIndexInformer<O> informer) {
     final String name = controllerName(kind);
     final ControllerMetrics.Reconciles m = reconciles.get(kind);
     final MeteredQueue queue =
@@ -251,7 +242,7 @@ public final class ControllerRuntime implements AutoCloseable {
         .withWorkQueue(queue)
         .watch(
             q ->
-                ControllerBuilder.controllerWatchBuilder(DynamicKubernetesObject.class, q)
+                ControllerBuilder.controllerWatchBuilder(kind.type(), q)
                     .withWorkQueueKeyFunc(
                         o -> new Request(o.getMetadata().getNamespace(), o.getMetadata().getName()))
                     .build())
@@ -275,9 +266,7 @@ public final class ControllerRuntime implements AutoCloseable {
     if (e != null) {
       e.close();
     }
-    for (final SharedInformerFactory f : factories) {
-      f.stopAllRegisteredInformers();
-    }
+    factory.stopAllRegisteredInformers();
     backends.close();
   }
 }

@@ -65,6 +65,14 @@ public final class CrText {
     return GSON.toJsonTree(resource);
   }
 
+  /**
+   * A deep copy of {@code resource} through the client's own serialization (times keep their
+   * fraction), so that a cached object is never changed in place.
+   */
+  public static <T> T copy(final T resource, final Class<T> type) {
+    return JSON.deserialize(JSON.serialize(resource), type);
+  }
+
   /** {@link OffsetDateTime} as {@link #time}; reads any RFC 3339 time, with or without fraction. */
   private static final class Time extends TypeAdapter<OffsetDateTime> {
     @Override

@@ -1,7 +1,9 @@
 package io.inferencecache.controlplane.controller;
 
-import com.google.gson.JsonObject;
 import io.inferencecache.controlplane.api.PolicyJson;
+import io.inferencecache.controlplane.k8s.model.CachePolicy;
+import io.inferencecache.controlplane.k8s.model.CacheTenant;
+import io.inferencecache.controlplane.k8s.model.CustomResource;
 import io.inferencecache.engine.policy.CostModelSpec;
 import io.inferencecache.engine.policy.LoadAwareSpec;
 import io.inferencecache.engine.policy.PolicySnapshot;
@@ -19,8 +21,8 @@ import java.util.Set;
 
 /**
  * Builds the one full {@code /policy} body (version 7) from every CachePolicy and CacheTenant in
- * the cluster. Pure: objects in, JSON text out; the wire encoding is {@link PolicyJson#write}, the
- * same encoder the server's own tests read back.
+ * the cluster. Pure: typed objects in, JSON text out; the wire encoding is {@link
+ * PolicyJson#write}, the same encoder the server's own tests read back.
  *
  * <ul>
  *   <li>Policies are ordered by (namespace, name); the first one per namespace wins.
@@ -33,25 +35,20 @@ public final class PolicyBody {
   /** The {@code version} this controller writes. */
   public static final int VERSION = PolicySnapshot.PROPAGATION_VERSION;
 
-  private static final Comparator<JsonObject> BY_NAMESPACE_NAME =
-      Comparator.comparing(Objects::namespace).thenComparing(Objects::name);
-
   private PolicyBody() {}
 
-  /** The JSON body for these CachePolicy and CacheTenant objects (full custom-resource JSON). */
-  public static String build(final List<JsonObject> policies, final List<JsonObject> tenants) {
+  /** The JSON body for these CachePolicy and CacheTenant objects. */
+  public static String build(final List<CachePolicy> policies, final List<CacheTenant> tenants) {
     return PolicyJson.write(snapshot(policies, tenants));
   }
 
   /** The snapshot {@link #build} encodes. */
   public static PolicySnapshot snapshot(
-      final List<JsonObject> policies, final List<JsonObject> tenants) {
-    final List<JsonObject> sortedPolicies = new ArrayList<>(policies);
-    sortedPolicies.sort(BY_NAMESPACE_NAME);
+      final List<CachePolicy> policies, final List<CacheTenant> tenants) {
     final List<PolicySpec> resolved = new ArrayList<>();
     final Set<String> namespaces = new HashSet<>();
-    for (final JsonObject p : sortedPolicies) {
-      if (namespaces.add(Objects.namespace(p))) {
+    for (final CachePolicy p : byNamespaceName(policies)) {
+      if (namespaces.add(namespace(p))) {
         resolved.add(policy(p));
       }
     }
@@ -62,30 +59,26 @@ public final class PolicyBody {
    * The quota-bearing tenants in push order, first per tenant id: the same owner rule the status
    * projection uses.
    */
-  static List<TenantSpec> quotaTenants(final List<JsonObject> tenants) {
+  static List<TenantSpec> quotaTenants(final List<CacheTenant> tenants) {
     final List<TenantSpec> out = new ArrayList<>();
-    for (final JsonObject t : owners(tenants)) {
-      final JsonObject spec = Objects.object(t, "spec");
+    for (final CacheTenant t : owners(tenants)) {
+      final CacheTenant.Spec spec = t.getSpec();
       out.add(
           new TenantSpec(
-              Objects.string(spec, "tenantID"),
-              Objects.integer(Objects.object(spec, "quota"), "maxIndexEntries"),
-              emptyToNull(Objects.string(spec, "isolationMode"))));
+              spec.tenantID,
+              spec.quota.maxIndexEntries,
+              spec.isolationMode == null ? null : CrText.tree(spec.isolationMode).getAsString()));
     }
     return out;
   }
 
   /** Quota-bearing CacheTenants with a tenant id, ordered by (namespace, name), first per id. */
-  static List<JsonObject> owners(final List<JsonObject> tenants) {
-    final List<JsonObject> sorted = new ArrayList<>(tenants);
-    sorted.sort(BY_NAMESPACE_NAME);
-    final List<JsonObject> out = new ArrayList<>();
+  static List<CacheTenant> owners(final List<CacheTenant> tenants) {
+    final List<CacheTenant> out = new ArrayList<>();
     final Set<String> ids = new HashSet<>();
-    for (final JsonObject t : sorted) {
-      final JsonObject spec = Objects.object(t, "spec");
-      final String id = Objects.string(spec, "tenantID");
-      final Long max = Objects.integer(Objects.object(spec, "quota"), "maxIndexEntries");
-      if (id == null || id.isEmpty() || max == null) {
+    for (final CacheTenant t : byNamespaceName(tenants)) {
+      final String id = tenantId(t);
+      if (id == null || id.isEmpty() || maxIndexEntries(t) == null) {
         continue;
       }
       if (ids.add(id)) {
@@ -95,30 +88,54 @@ public final class PolicyBody {
     return out;
   }
 
+  /** {@code spec.tenantID}, or {@code null}. */
+  static String tenantId(final CacheTenant t) {
+    return t.getSpec() == null ? null : t.getSpec().tenantID;
+  }
+
+  /** {@code spec.quota.maxIndexEntries}, or {@code null}. */
+  static Long maxIndexEntries(final CacheTenant t) {
+    final CacheTenant.Spec spec = t.getSpec();
+    return spec == null || spec.quota == null ? null : spec.quota.maxIndexEntries;
+  }
+
+  private static <T extends CustomResource<?, ?>> List<T> byNamespaceName(final List<T> objects) {
+    final List<T> sorted = new ArrayList<>(objects);
+    sorted.sort(Comparator.comparing((T o) -> namespace(o)).thenComparing(o -> name(o)));
+    return sorted;
+  }
+
+  private static String namespace(final CustomResource<?, ?> o) {
+    final String ns = o.getMetadata() == null ? null : o.getMetadata().getNamespace();
+    return ns == null ? "" : ns;
+  }
+
+  private static String name(final CustomResource<?, ?> o) {
+    final String n = o.getMetadata() == null ? null : o.getMetadata().getName();
+    return n == null ? "" : n;
+  }
+
   /** One CachePolicy resolved to its wire form. */
-  static PolicySpec policy(final JsonObject cr) {
-    final JsonObject spec = Objects.object(cr, "spec");
-    final PolicySpec.Builder b = PolicySpec.builder(Objects.namespace(cr));
-    b.evictionTTLNanos(durationNanos(Objects.string(spec, "evictionTTL")));
-    b.minimumPrefixTokens(int32(Objects.integer(spec, "minimumPrefixTokens")));
-    b.minimumMatchedTokens(int32(Objects.integer(spec, "minimumMatchedTokens")));
-    b.lookupTimeoutMs(int32(Objects.integer(spec, "lookupTimeoutMs")));
-    b.maxReplicas(int32(Objects.integer(spec, "maxReplicas")));
-    final String floor = Objects.string(spec, "routingFloorScore");
-    b.routingFloorScore(floor == null ? null : routingFloorScore(floor));
-    b.affinityRouting(affinity(Objects.string(spec, "affinityRouting")));
-    b.eviction(eviction(Objects.string(spec, "eviction")));
-    final JsonObject strategy = Objects.object(spec, "strategy");
+  static PolicySpec policy(final CachePolicy cr) {
+    final CachePolicy.Spec spec = cr.getSpec() == null ? new CachePolicy.Spec() : cr.getSpec();
+    final PolicySpec.Builder b = PolicySpec.builder(namespace(cr));
+    b.evictionTTLNanos(durationNanos(spec.evictionTTL));
+    b.minimumPrefixTokens(orZero(spec.minimumPrefixTokens));
+    b.minimumMatchedTokens(orZero(spec.minimumMatchedTokens));
+    b.lookupTimeoutMs(orZero(spec.lookupTimeoutMs));
+    b.maxReplicas(orZero(spec.maxReplicas));
+    b.routingFloorScore(
+        spec.routingFloorScore == null ? null : routingFloorScore(spec.routingFloorScore));
+    b.affinityRouting(affinity(spec.affinityRouting));
+    b.eviction(eviction(spec.eviction));
+    final CachePolicy.Strategy strategy = spec.strategy;
     if (strategy != null) {
       b.strategy(
           new StrategySpec(
-              Objects.bool(strategy, "enableChainMatching"),
-              Objects.bool(strategy, "requireChain"),
-              Objects.bool(strategy, "enableTenantHot")));
+              strategy.enableChainMatching, strategy.requireChain, strategy.enableTenantHot));
     }
-    final JsonObject loadAware = Objects.object(spec, "loadAwareRouting");
-    if (loadAware != null) {
-      b.loadAwareRouting(loadAware(loadAware));
+    if (spec.loadAwareRouting != null) {
+      b.loadAwareRouting(loadAware(spec.loadAwareRouting));
     }
     return b.build();
   }
@@ -128,16 +145,13 @@ public final class PolicyBody {
    * pressures from their decimal strings; a member absent or unparseable is sent absent (the
    * server's default).
    */
-  static LoadAwareSpec loadAware(final JsonObject la) {
-    final Long tokens = Objects.integer(la, "pressureTokens");
-    final Long ranked = Objects.integer(la, "rankedReplicas");
-    final JsonObject cm = Objects.object(la, "costModel");
+  static LoadAwareSpec loadAware(final CachePolicy.LoadAwareRouting la) {
     return new LoadAwareSpec(
-        tokens == null ? null : int32(tokens),
-        decimal(Objects.string(la, "pressureBound")),
-        ranked == null ? null : int32(ranked),
-        decimal(Objects.string(la, "hintPressure")),
-        cm == null ? null : costModel(cm));
+        la.pressureTokens,
+        decimal(la.pressureBound),
+        la.rankedReplicas,
+        decimal(la.hintPressure),
+        la.costModel == null ? null : costModel(la.costModel));
   }
 
   /**
@@ -145,13 +159,11 @@ public final class PolicyBody {
    * integers, {@code requestSeconds} from its decimal string; a member absent or unparseable is
    * sent absent (the server's default).
    */
-  static CostModelSpec costModel(final JsonObject cm) {
-    final Long prefill = Objects.integer(cm, "prefillTokensPerSecond");
-    final Long slots = Objects.integer(cm, "slots");
+  static CostModelSpec costModel(final CachePolicy.CostModel cm) {
     return new CostModelSpec(
-        prefill == null ? null : (float) int32(prefill),
-        decimal(Objects.string(cm, "requestSeconds")),
-        slots == null ? null : int32(slots));
+        cm.prefillTokensPerSecond == null ? null : (float) cm.prefillTokensPerSecond.intValue(),
+        decimal(cm.requestSeconds),
+        cm.slots);
   }
 
   private static Float decimal(final String text) {
@@ -190,20 +202,14 @@ public final class PolicyBody {
     return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E';
   }
 
-  /** {@code Enabled} → true, {@code Disabled} → false, anything else → absent. */
-  static Boolean affinity(final String value) {
-    if ("Enabled".equals(value)) {
-      return Boolean.TRUE;
-    }
-    if ("Disabled".equals(value)) {
-      return Boolean.FALSE;
-    }
-    return null;
+  /** {@code Enabled} → true, {@code Disabled} → false, absent (or unknown) → absent. */
+  static Boolean affinity(final CachePolicy.AffinityRouting value) {
+    return value == null ? null : value == CachePolicy.AffinityRouting.ENABLED;
   }
 
-  /** Lower-case algorithm name; absent or empty → {@code lru}. */
-  static String eviction(final String value) {
-    return value == null || value.isEmpty() ? "lru" : value.toLowerCase(Locale.ROOT);
+  /** Lower-case algorithm name; absent (or unknown) → {@code lru}. */
+  static String eviction(final CachePolicy.Eviction value) {
+    return value == null ? "lru" : value.name().toLowerCase(Locale.ROOT);
   }
 
   /** A Go duration in nanoseconds; absent or unparseable → 0 (omitted: the server default). */
@@ -218,14 +224,7 @@ public final class PolicyBody {
     }
   }
 
-  private static int int32(final Long v) {
-    if (v == null) {
-      return 0;
-    }
-    return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
-  }
-
-  private static String emptyToNull(final String s) {
-    return s == null || s.isEmpty() ? null : s;
+  private static int orZero(final Integer v) {
+    return v == null ? 0 : v;
   }
 }

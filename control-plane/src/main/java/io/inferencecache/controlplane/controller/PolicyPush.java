@@ -1,6 +1,7 @@
 package io.inferencecache.controlplane.controller;
 
-import com.google.gson.JsonObject;
+import io.inferencecache.controlplane.k8s.model.CachePolicy;
+import io.inferencecache.controlplane.k8s.model.CacheTenant;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,22 +18,26 @@ import org.slf4j.LoggerFactory;
 public final class PolicyPush {
   private static final Logger LOG = LoggerFactory.getLogger(PolicyPush.class);
 
-  /** What the caches hold; {@code null} while a cache cannot list (not synced, CRD missing). */
-  public interface Source {
-    List<JsonObject> list();
+  /**
+   * What a cache holds; {@code null} while it cannot list (not synced, CRD missing).
+   *
+   * @param <T> the kind
+   */
+  public interface Source<T> {
+    List<T> list();
   }
 
   private final ReentrantLock lock = new ReentrantLock();
-  private final Source policies;
-  private final Source tenants;
+  private final Source<CachePolicy> policies;
+  private final Source<CacheTenant> tenants;
   private final ServerBridge bridge;
   private final String url;
   private final Path tokenFile;
   private final BooleanSupplier leader;
 
   public PolicyPush(
-      final Source policies,
-      final Source tenants,
+      final Source<CachePolicy> policies,
+      final Source<CacheTenant> tenants,
       final ServerBridge bridge,
       final String url,
       final Path tokenFile,
@@ -65,12 +70,12 @@ public final class PolicyPush {
       if (!leader.getAsBoolean()) {
         return Outcome.SKIPPED;
       }
-      final List<JsonObject> p = policies.list();
+      final List<CachePolicy> p = policies.list();
       if (p == null) {
         LOG.info("policy push skipped: the CachePolicy cache has not listed yet");
         return Outcome.SKIPPED;
       }
-      final List<JsonObject> t = tenants.list();
+      final List<CacheTenant> t = tenants.list();
       final String body = PolicyBody.build(p, t == null ? List.of() : t);
       bridge.postPolicy(url, body, tokenFile);
       LOG.debug("policy pushed: {}", body);

@@ -1,11 +1,11 @@
 package io.inferencecache.controlplane.controller;
 
+import io.inferencecache.controlplane.k8s.model.CrdKind;
+import io.inferencecache.controlplane.k8s.model.CustomResource;
 import io.kubernetes.client.extended.controller.reconciler.Reconciler;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.extended.controller.reconciler.Result;
 import io.kubernetes.client.informer.cache.Lister;
-import io.kubernetes.client.openapi.models.V1ObjectReference;
-import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,15 +21,15 @@ public final class PolicyPushReconciler implements Reconciler {
   /** The event reason (and action) of a failed push. */
   public static final String PUSH_FAILED = "PolicyPushFailed";
 
-  private final Kinds kind;
-  private final Lister<DynamicKubernetesObject> lister;
+  private final CrdKind<?, ?> kind;
+  private final Lister<? extends CustomResource<?, ?>> lister;
   private final PolicyPush push;
   private final EventRecorder events;
   private final ControllerMetrics.Reconciles metrics;
 
   public PolicyPushReconciler(
-      final Kinds kind,
-      final Lister<DynamicKubernetesObject> lister,
+      final CrdKind<?, ?> kind,
+      final Lister<? extends CustomResource<?, ?>> lister,
       final PolicyPush push,
       final EventRecorder events,
       final ControllerMetrics.Reconciles metrics) {
@@ -53,18 +53,10 @@ public final class PolicyPushReconciler implements Reconciler {
               : "policy push failed: " + e;
       LOG.warn("{} {}: {}", kind.kind(), request, message);
       metrics.reconciled(ControllerMetrics.Outcome.ERROR);
-      final DynamicKubernetesObject obj =
+      final CustomResource<?, ?> obj =
           lister.namespace(request.getNamespace()).get(request.getName());
       if (obj != null) {
-        events.warning(
-            new V1ObjectReference()
-                .apiVersion(Kinds.API_VERSION)
-                .kind(kind.kind())
-                .namespace(request.getNamespace())
-                .name(request.getName())
-                .uid(obj.getMetadata().getUid()),
-            PUSH_FAILED,
-            message);
+        events.warning(obj.reference(), PUSH_FAILED, message);
       }
       return new Result(true);
     } catch (InterruptedException e) {

@@ -1,6 +1,10 @@
 package io.inferencecache.controlplane.controller;
 
+import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import io.inferencecache.controlplane.k8s.model.CrdKind;
+import io.inferencecache.controlplane.k8s.model.CustomResource;
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
@@ -8,51 +12,65 @@ import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import io.kubernetes.client.util.PatchUtils;
 
 /**
- * Writes the {@code status} subresource of the controller's custom resources. The generic client's
- * {@code updateStatus} sends a PATCH without a patch media type, which the API server answers with
- * 415; these calls use the two forms it accepts: a full replace ({@code PUT .../status}, guarded by
- * the {@code resourceVersion} of the object read, so a concurrent writer yields a 409 and the next
- * tick retries) and a JSON merge patch of {@code {"status": ...}}. Thread-safe.
+ * Writes the {@code status} subresource of the operator's custom resources, typed objects in and
+ * {@link CrText#tree} on the wire. The generic client's {@code updateStatus} sends a PATCH without
+ * a patch media type, which the API server answers with 415; these calls use the two forms it
+ * accepts: a full replace ({@code PUT .../status}, guarded by the {@code resourceVersion} of the
+ * object read, so a concurrent writer or a stale cache yields a 409 and the caller retries) and a
+ * JSON merge patch of {@code {"status": ...}}. Thread-safe.
  */
-final class StatusWriter {
+public final class StatusWriter {
   private final ApiClient client;
   private final CustomObjectsApi api;
 
-  StatusWriter(final ApiClient client) {
+  public StatusWriter(final ApiClient client) {
     this.client = client;
     this.api = new CustomObjectsApi(client);
   }
 
   /**
-   * Replaces the status of the cluster-scoped {@code current} with {@code status}.
+   * Replaces the status of {@code cr} (cluster-scoped or namespaced, as {@code kind} says) with the
+   * status it carries.
    *
    * @throws ApiException with the API server's answer on any non-2xx
    */
-  void replaceClusterStatus(final Kinds kind, final JsonObject current, final JsonObject status)
+  public void replaceStatus(final CrdKind<?, ?> kind, final CustomResource<?, ?> cr)
       throws ApiException {
-    final JsonObject body = current.deepCopy();
-    body.add("status", status);
-    api.replaceClusterCustomObjectStatus(
-            Kinds.GROUP, Kinds.VERSION, kind.plural(), Objects.name(current), body)
-        .execute();
+    final String name = cr.getMetadata().getName();
+    final JsonElement body = CrText.tree(cr);
+    if (kind.namespaced()) {
+      api.replaceNamespacedCustomObjectStatus(
+              CustomResource.GROUP,
+              CustomResource.VERSION,
+              cr.getMetadata().getNamespace(),
+              kind.plural(),
+              name,
+              body)
+          .execute();
+    } else {
+      api.replaceClusterCustomObjectStatus(
+              CustomResource.GROUP, CustomResource.VERSION, kind.plural(), name, body)
+          .execute();
+    }
   }
 
   /**
-   * Merge-patches {@code status} into the namespaced object {@code namespace/name}.
+   * Merge-patches {@code status} (a typed status object) into the namespaced object {@code
+   * namespace/name}.
    *
    * @throws ApiException with the API server's answer on any non-2xx
    */
-  void mergeStatus(
-      final Kinds kind, final String namespace, final String name, final JsonObject status)
+  public void mergeStatus(
+      final CrdKind<?, ?> kind, final String namespace, final String name, final Object status)
       throws ApiException {
     final JsonObject patch = new JsonObject();
-    patch.add("status", status);
+    patch.add("status", CrText.tree(status));
     PatchUtils.patch(
         Object.class,
         () ->
             api.patchNamespacedCustomObjectStatus(
-                    Kinds.GROUP,
-                    Kinds.VERSION,
+                    CustomResource.GROUP,
+                    CustomResource.VERSION,
                     namespace,
                     kind.plural(),
                     name,
@@ -63,14 +81,13 @@ final class StatusWriter {
   }
 
   /** The API server's own message of a failed write ({@code Status.message}), else its body. */
-  static String message(final ApiException e) {
+  public static String message(final ApiException e) {
     final String body = e.getResponseBody();
     if (body != null && !body.isBlank()) {
       try {
-        final JsonObject status = com.google.gson.JsonParser.parseString(body).getAsJsonObject();
-        final String m = Objects.string(status, "message");
-        if (m != null) {
-          return e.getCode() + " " + m;
+        final JsonElement m = JsonParser.parseString(body).getAsJsonObject().get("message");
+        if (m != null && m.isJsonPrimitive() && m.getAsJsonPrimitive().isString()) {
+          return e.getCode() + " " + m.getAsString();
         }
       } catch (RuntimeException notJson) {
         return e.getCode() + " " + body.strip();

@@ -1,8 +1,9 @@
 package io.inferencecache.controlplane.controller;
 
-import com.google.gson.JsonArray;
-import com.google.gson.JsonObject;
+import io.inferencecache.controlplane.k8s.model.CacheTenant;
+import io.kubernetes.client.openapi.models.V1Condition;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -14,7 +15,9 @@ import java.util.Map;
  * indexEntries} (a tenant id missing from the snapshot is observed as 0) and the {@code Ready} and
  * {@code QuotaExceeded} conditions. A tenant id belongs to the first quota-bearing CacheTenant by
  * (namespace, name), the rule the policy push uses; every other CacheTenant with that id is
- * shadowed ({@code DuplicateTenantID} / {@code NotEffective}). Pure.
+ * shadowed ({@code DuplicateTenantID} / {@code NotEffective}). Pure; times are held as the
+ * whole-second text {@link CrText#time} writes, and {@link #toStatus}/{@link #from} map to and from
+ * the typed status.
  */
 public record TenantStatus(long observedGeneration, Long indexEntries, List<Condition> conditions) {
 
@@ -45,24 +48,24 @@ public record TenantStatus(long observedGeneration, Long indexEntries, List<Cond
    * does not change.
    */
   public static Map<String, TenantStatus> project(
-      final List<JsonObject> tenants, final ServerSnapshot snapshot, final Instant now) {
+      final List<CacheTenant> tenants, final ServerSnapshot snapshot, final Instant now) {
     final Map<String, Long> observed = new HashMap<>();
     for (final ServerSnapshot.Tenant t : snapshot.tenants()) {
       observed.putIfAbsent(t.tenantId(), t.indexEntries());
     }
     final Map<String, String> ownerById = new HashMap<>();
-    for (final JsonObject owner : PolicyBody.owners(tenants)) {
-      ownerById.put(tenantId(owner), key(owner));
+    for (final CacheTenant owner : PolicyBody.owners(tenants)) {
+      ownerById.put(PolicyBody.tenantId(owner), owner.key());
     }
     final String nowText = CrText.time(now);
     final Map<String, TenantStatus> out = new LinkedHashMap<>();
-    for (final JsonObject cr : tenants) {
-      final String id = tenantId(cr);
-      final long generation = Objects.generation(cr);
+    for (final CacheTenant cr : tenants) {
+      final String id = PolicyBody.tenantId(cr);
+      final long generation = cr.generation();
       final long entries = observed.getOrDefault(id == null ? "" : id, 0L);
       final String owner = id == null ? null : ownerById.get(id);
       final List<Condition> wanted = new ArrayList<>(2);
-      if (owner != null && !owner.equals(key(cr))) {
+      if (owner != null && !owner.equals(cr.key())) {
         final String msg = "tenantID \"" + id + "\" is owned by CacheTenant " + owner;
         wanted.add(new Condition(READY, "False", "DuplicateTenantID", msg, generation, null));
         wanted.add(new Condition(QUOTA_EXCEEDED, "False", "NotEffective", msg, generation, null));
@@ -75,9 +78,9 @@ public record TenantStatus(long observedGeneration, Long indexEntries, List<Cond
                 "projected from the latest server snapshot read",
                 generation,
                 null));
-        wanted.add(quota(maxEntries(cr), entries, generation));
+        wanted.add(quota(PolicyBody.maxIndexEntries(cr), entries, generation));
       }
-      final TenantStatus stored = fromJson(Objects.object(cr, "status"));
+      final TenantStatus stored = from(cr.getStatus());
       final List<Condition> timed = new ArrayList<>(2);
       for (final Condition c : wanted) {
         final Condition before = stored == null ? null : stored.condition(c.type());
@@ -89,7 +92,7 @@ public record TenantStatus(long observedGeneration, Long indexEntries, List<Cond
                 : nowText;
         timed.add(new Condition(c.type(), c.status(), c.reason(), c.message(), generation, since));
       }
-      out.put(key(cr), new TenantStatus(generation, entries, timed));
+      out.put(cr.key(), new TenantStatus(generation, entries, timed));
     }
     return out;
   }
@@ -143,58 +146,51 @@ public record TenantStatus(long observedGeneration, Long indexEntries, List<Cond
     return true;
   }
 
-  /** The {@code status} object as written to the API server. */
-  public JsonObject toJson() {
-    final JsonObject status = new JsonObject();
-    status.addProperty("observedGeneration", observedGeneration);
-    if (indexEntries != null) {
-      status.addProperty("indexEntries", indexEntries);
-    }
-    final JsonArray list = new JsonArray();
+  /** The typed status to write ({@link CrText#tree} puts it on the wire). */
+  public CacheTenant.Status toStatus() {
+    final CacheTenant.Status status = new CacheTenant.Status();
+    status.observedGeneration = observedGeneration;
+    status.indexEntries = indexEntries;
+    status.conditions = new ArrayList<>();
     for (final Condition c : conditions) {
-      final JsonObject o = new JsonObject();
-      o.addProperty("type", c.type());
-      o.addProperty("status", c.status());
-      o.addProperty("reason", c.reason());
-      o.addProperty("message", c.message());
-      o.addProperty("observedGeneration", c.observedGeneration());
-      CacheIndexStatus.putIfSet(o, "lastTransitionTime", c.lastTransitionTime());
-      list.add(o);
+      status.conditions.add(
+          new V1Condition()
+              .type(c.type())
+              .status(c.status())
+              .reason(c.reason())
+              .message(c.message())
+              .observedGeneration(c.observedGeneration())
+              .lastTransitionTime(
+                  c.lastTransitionTime() == null
+                      ? null
+                      : OffsetDateTime.parse(c.lastTransitionTime())));
     }
-    status.add("conditions", list);
     return status;
   }
 
   /** A stored status read back; {@code null} when there is none. */
-  public static TenantStatus fromJson(final JsonObject status) {
-    if (status == null || status.size() == 0) {
+  public static TenantStatus from(final CacheTenant.Status status) {
+    if (status == null
+        || (status.observedGeneration == null
+            && status.indexEntries == null
+            && status.conditions == null)) {
       return null;
     }
     final List<Condition> conditions = new ArrayList<>();
-    for (final JsonObject c : CacheIndexStatus.objects(status.get("conditions"))) {
-      final Long g = Objects.integer(c, "observedGeneration");
-      conditions.add(
-          new Condition(
-              Objects.string(c, "type"),
-              Objects.string(c, "status"),
-              Objects.string(c, "reason"),
-              Objects.string(c, "message"),
-              g == null ? 0 : g,
-              Objects.string(c, "lastTransitionTime")));
+    if (status.conditions != null) {
+      for (final V1Condition c : status.conditions) {
+        final Long g = c.getObservedGeneration();
+        conditions.add(
+            new Condition(
+                c.getType(),
+                c.getStatus(),
+                c.getReason(),
+                c.getMessage(),
+                g == null ? 0 : g,
+                CrText.time(c.getLastTransitionTime())));
+      }
     }
-    final Long g = Objects.integer(status, "observedGeneration");
-    return new TenantStatus(g == null ? 0 : g, Objects.integer(status, "indexEntries"), conditions);
-  }
-
-  static String key(final JsonObject cr) {
-    return Objects.namespace(cr) + "/" + Objects.name(cr);
-  }
-
-  private static String tenantId(final JsonObject cr) {
-    return Objects.string(Objects.object(cr, "spec"), "tenantID");
-  }
-
-  private static Long maxEntries(final JsonObject cr) {
-    return Objects.integer(Objects.object(Objects.object(cr, "spec"), "quota"), "maxIndexEntries");
+    final Long g = status.observedGeneration;
+    return new TenantStatus(g == null ? 0 : g, status.indexEntries, conditions);
   }
 }

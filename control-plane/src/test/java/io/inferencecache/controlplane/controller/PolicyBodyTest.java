@@ -2,25 +2,43 @@ package io.inferencecache.controlplane.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
 import io.inferencecache.controlplane.api.PolicyJson;
+import io.inferencecache.controlplane.k8s.model.CachePolicy;
+import io.inferencecache.controlplane.k8s.model.CacheTenant;
 import io.inferencecache.engine.policy.PolicySnapshot;
+import io.kubernetes.client.openapi.JSON;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PolicyBodyTest {
-  static JsonObject cr(final String ns, final String name, final String spec) {
-    return JsonParser.parseString(
-            "{\"metadata\":{\"namespace\":\""
-                + ns
-                + "\",\"name\":\""
-                + name
-                + "\",\"generation\":1},\"spec\":"
-                + spec
-                + "}")
-        .getAsJsonObject();
+  /** A CachePolicy as the informer decodes it from the API server's JSON. */
+  static CachePolicy cr(final String ns, final String name, final String spec) {
+    return decode(CachePolicy.class, "CachePolicy", ns, name, spec);
+  }
+
+  /** A CacheTenant as the informer decodes it from the API server's JSON. */
+  static CacheTenant tenant(final String ns, final String name, final String spec) {
+    return decode(CacheTenant.class, "CacheTenant", ns, name, spec);
+  }
+
+  private static <T> T decode(
+      final Class<T> type,
+      final String kind,
+      final String ns,
+      final String name,
+      final String spec) {
+    return JSON.deserialize(
+        "{\"apiVersion\":\"inferencecache.io/v1alpha1\",\"kind\":\""
+            + kind
+            + "\",\"metadata\":{\"namespace\":\""
+            + ns
+            + "\",\"name\":\""
+            + name
+            + "\",\"generation\":1,\"creationTimestamp\":\"2026-12-01T11:03:18Z\"},\"spec\":"
+            + spec
+            + "}",
+        type);
   }
 
   @Test
@@ -136,10 +154,12 @@ class PolicyBodyTest {
 
   @Test
   void evictionIsLowerCasedAndEmptyIsLru() {
-    assertThat(PolicyBody.eviction("LRU")).isEqualTo("lru");
-    assertThat(PolicyBody.eviction("LFU")).isEqualTo("lfu");
-    assertThat(PolicyBody.eviction("")).isEqualTo("lru");
+    assertThat(PolicyBody.eviction(CachePolicy.Eviction.LRU)).isEqualTo("lru");
+    assertThat(PolicyBody.eviction(CachePolicy.Eviction.LFU)).isEqualTo("lfu");
     assertThat(PolicyBody.eviction(null)).isEqualTo("lru");
+    assertThat(PolicyBody.policy(cr("ns", "p", "{\"eviction\":\"\"}")).eviction()).isEqualTo("lru");
+    assertThat(PolicyBody.policy(cr("ns", "p", "{\"eviction\":\"LFU\"}")).eviction())
+        .isEqualTo("lfu");
   }
 
   @Test
@@ -159,9 +179,12 @@ class PolicyBodyTest {
 
   @Test
   void affinityRoutingMapsEnabledDisabledAndAbsent() {
-    assertThat(PolicyBody.affinity("Enabled")).isTrue();
-    assertThat(PolicyBody.affinity("Disabled")).isFalse();
+    assertThat(PolicyBody.affinity(CachePolicy.AffinityRouting.ENABLED)).isTrue();
+    assertThat(PolicyBody.affinity(CachePolicy.AffinityRouting.DISABLED)).isFalse();
     assertThat(PolicyBody.affinity(null)).isNull();
+    assertThat(
+            PolicyBody.policy(cr("ns", "p", "{\"affinityRouting\":\"Enabled\"}")).affinityRouting())
+        .isTrue();
   }
 
   @Test
@@ -183,10 +206,10 @@ class PolicyBodyTest {
         PolicyBody.build(
             List.of(),
             List.of(
-                cr("b", "t", "{\"tenantID\":\"shared\",\"quota\":{\"maxIndexEntries\":5}}"),
-                cr("a", "t", "{\"tenantID\":\"shared\",\"quota\":{\"maxIndexEntries\":9}}"),
-                cr("a", "u", "{\"tenantID\":\"noquota\"}"),
-                cr(
+                tenant("b", "t", "{\"tenantID\":\"shared\",\"quota\":{\"maxIndexEntries\":5}}"),
+                tenant("a", "t", "{\"tenantID\":\"shared\",\"quota\":{\"maxIndexEntries\":9}}"),
+                tenant("a", "u", "{\"tenantID\":\"noquota\"}"),
+                tenant(
                     "c",
                     "z",
                     "{\"tenantID\":\"zero\",\"quota\":{\"maxIndexEntries\":0},"
@@ -208,7 +231,8 @@ class PolicyBodyTest {
                     "p",
                     "{\"eviction\":\"LFU\",\"evictionTTL\":\"5m0s\",\"routingFloorScore\":\"0.35\","
                         + "\"affinityRouting\":\"Disabled\",\"strategy\":{\"requireChain\":true}}")),
-            List.of(cr("team-a", "t", "{\"tenantID\":\"t1\",\"quota\":{\"maxIndexEntries\":10}}")));
+            List.of(
+                tenant("team-a", "t", "{\"tenantID\":\"t1\",\"quota\":{\"maxIndexEntries\":10}}")));
     final byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     final PolicySnapshot decoded = PolicyJson.decode(bytes, bytes.length);
     assertThat(decoded.version()).isEqualTo(7);

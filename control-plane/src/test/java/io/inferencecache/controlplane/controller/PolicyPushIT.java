@@ -4,8 +4,8 @@ import static io.inferencecache.controlplane.controller.PolicyBodyTest.cr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.gson.JsonObject;
 import com.sun.net.httpserver.HttpServer;
+import io.inferencecache.controlplane.k8s.model.CachePolicy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -70,7 +70,7 @@ class PolicyPushIT {
   }
 
   private PolicyPush push(
-      final List<JsonObject> policies, final Path token, final AtomicBoolean leader) {
+      final List<CachePolicy> policies, final Path token, final AtomicBoolean leader) {
     return new PolicyPush(
         () -> policies, () -> List.of(), new ServerBridge(), url, token, leader::get);
   }
@@ -134,7 +134,7 @@ class PolicyPushIT {
 
   @Test
   void concurrentPushesNeverInterleave() throws Exception {
-    final List<JsonObject> policies = new CopyOnWriteArrayList<>();
+    final List<CachePolicy> policies = new CopyOnWriteArrayList<>();
     final PolicyPush p = push(policies, null, new AtomicBoolean(true));
     final List<Thread> threads = new java.util.ArrayList<>();
     for (int i = 0; i < 8; i++) {

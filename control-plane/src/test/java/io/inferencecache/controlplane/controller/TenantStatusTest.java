@@ -1,9 +1,9 @@
 package io.inferencecache.controlplane.controller;
 
-import static io.inferencecache.controlplane.controller.PolicyBodyTest.cr;
+import static io.inferencecache.controlplane.controller.PolicyBodyTest.tenant;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.gson.JsonObject;
+import io.inferencecache.controlplane.k8s.model.CacheTenant;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -19,16 +19,18 @@ class TenantStatusTest {
         ("{\"tenants\":[" + tenants + "],\"totalPrefixes\":0}").getBytes(StandardCharsets.UTF_8));
   }
 
-  static JsonObject withStatus(final JsonObject cr, final TenantStatus st) {
-    final JsonObject copy = cr.deepCopy();
-    copy.add("status", st.toJson());
-    return copy;
+  /** {@code cr} with {@code st} stored, as the informer reads it back from the API server. */
+  static CacheTenant withStatus(final CacheTenant cr, final TenantStatus st) {
+    final CacheTenant copy = CrText.copy(cr, CacheTenant.class);
+    copy.setStatus(st.toStatus());
+    return io.kubernetes.client.openapi.JSON.deserialize(
+        CrText.tree(copy).toString(), CacheTenant.class);
   }
 
   @Test
   void ownerIsObservedAndWithinBudget() throws IOException {
-    final JsonObject t =
-        cr("team-a", "t", "{\"tenantID\":\"a\",\"quota\":{\"maxIndexEntries\":10}}");
+    final CacheTenant t =
+        tenant("team-a", "t", "{\"tenantID\":\"a\",\"quota\":{\"maxIndexEntries\":10}}");
     final TenantStatus st =
         TenantStatus.project(List.of(t), snapshot("{\"tenantId\":\"a\",\"indexEntries\":4}"), T0)
             .get("team-a/t");
@@ -44,7 +46,8 @@ class TenantStatusTest {
 
   @Test
   void quotaFlapsBetweenOverAndWithinBudgetAndKeepsTransitionTimes() throws IOException {
-    final JsonObject t = cr("ns", "t", "{\"tenantID\":\"a\",\"quota\":{\"maxIndexEntries\":10}}");
+    final CacheTenant t =
+        tenant("ns", "t", "{\"tenantID\":\"a\",\"quota\":{\"maxIndexEntries\":10}}");
     final TenantStatus over =
         TenantStatus.project(List.of(t), snapshot("{\"tenantId\":\"a\",\"indexEntries\":11}"), T0)
             .get("ns/t");
@@ -65,33 +68,32 @@ class TenantStatusTest {
 
   @Test
   void identicalPollIsNoChange() throws IOException {
-    final JsonObject t = cr("ns", "t", "{\"tenantID\":\"a\"}");
+    final CacheTenant t = tenant("ns", "t", "{\"tenantID\":\"a\"}");
     final ServerSnapshot s = snapshot("{\"tenantId\":\"a\",\"indexEntries\":3}");
     final TenantStatus first = TenantStatus.project(List.of(t), s, T0).get("ns/t");
-    final JsonObject stored = withStatus(t, first);
+    final CacheTenant stored = withStatus(t, first);
     final TenantStatus again =
         TenantStatus.project(List.of(stored), s, T0.plusSeconds(30)).get("ns/t");
-    assertThat(again.sameIgnoringTimes(TenantStatus.fromJson(stored.getAsJsonObject("status"))))
-        .isTrue();
-    assertThat(again).isEqualTo(TenantStatus.fromJson(stored.getAsJsonObject("status")));
+    assertThat(again.sameIgnoringTimes(TenantStatus.from(stored.getStatus()))).isTrue();
+    assertThat(again).isEqualTo(TenantStatus.from(stored.getStatus()));
     assertThat(again.condition("QuotaExceeded").reason()).isEqualTo("NoQuota");
   }
 
   @Test
   void tenantAbsentFromTheSnapshotIsObservedAsZero() throws IOException {
-    final JsonObject t = cr("ns", "t", "{\"tenantID\":\"missing\"}");
+    final CacheTenant t = tenant("ns", "t", "{\"tenantID\":\"missing\"}");
     final TenantStatus st = TenantStatus.project(List.of(t), snapshot(""), T0).get("ns/t");
     assertThat(st.indexEntries()).isZero();
-    assertThat(st.toJson().toString()).contains("\"indexEntries\":0");
+    assertThat(CrText.tree(st.toStatus()).toString()).contains("\"indexEntries\":0");
   }
 
   @Test
   void shadowedDuplicateIsNotEffective() throws IOException {
-    final JsonObject owner =
-        cr("a-ns", "t", "{\"tenantID\":\"dup\",\"quota\":{\"maxIndexEntries\":5}}");
-    final JsonObject later =
-        cr("b-ns", "t", "{\"tenantID\":\"dup\",\"quota\":{\"maxIndexEntries\":50}}");
-    final JsonObject noQuota = cr("0-ns", "t", "{\"tenantID\":\"dup\"}");
+    final CacheTenant owner =
+        tenant("a-ns", "t", "{\"tenantID\":\"dup\",\"quota\":{\"maxIndexEntries\":5}}");
+    final CacheTenant later =
+        tenant("b-ns", "t", "{\"tenantID\":\"dup\",\"quota\":{\"maxIndexEntries\":50}}");
+    final CacheTenant noQuota = tenant("0-ns", "t", "{\"tenantID\":\"dup\"}");
     final Map<String, TenantStatus> st =
         TenantStatus.project(
             List.of(later, owner, noQuota),

@@ -211,7 +211,8 @@ public final class BackendControllers {
 
   private Controller backendController() {
     final CacheBackendReconciler reconciler =
-        new CacheBackendReconciler(client, probe, events, leader, Clock.systemUTC());
+        new CacheBackendReconciler(
+            client, new Lister<>(backends.getIndexer()), probe, events, leader, Clock.systemUTC());
     // The queue first: watch() binds each handler to the builder's queue of that moment.
     return ControllerBuilder.defaultBuilder(factory)
         .withWorkQueue(new DefaultRateLimitingQueue<Request>(Executors.newSingleThreadExecutor()))

@@ -3,13 +3,12 @@ package io.inferencecache.controlplane.controller.backend;
 import io.inferencecache.controlplane.controller.ControllerMetrics;
 import io.inferencecache.controlplane.controller.CrText;
 import io.inferencecache.controlplane.controller.ServerSnapshot;
+import io.inferencecache.controlplane.controller.StatusWriter;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
-import io.inferencecache.controlplane.k8s.model.CustomResource;
 import io.kubernetes.client.informer.cache.Lister;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.JSON;
-import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import io.kubernetes.client.openapi.models.V1Pod;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -39,7 +38,7 @@ public final class BackendParticipation implements Consumer<ServerSnapshot> {
 
   private final Lister<CacheBackend> backends;
   private final Lister<V1Pod> pods;
-  private final CustomObjectsApi custom;
+  private final StatusWriter status;
   private final ControllerMetrics metrics;
   private final Set<String> withSeries = new HashSet<>();
 
@@ -50,7 +49,7 @@ public final class BackendParticipation implements Consumer<ServerSnapshot> {
       final ControllerMetrics metrics) {
     this.backends = backends;
     this.pods = pods;
-    this.custom = new CustomObjectsApi(client);
+    this.status = new StatusWriter(client);
     this.metrics = metrics;
   }
 
@@ -82,7 +81,7 @@ public final class BackendParticipation implements Consumer<ServerSnapshot> {
       if (owner == null) {
         continue;
       }
-      final Share s = shares.computeIfAbsent(Backends.key(owner), k -> new Share());
+      final Share s = shares.computeIfAbsent(owner.key(), k -> new Share());
       s.prefixes += r.prefixCount();
       if (r.lastEventAt() != null
           && (s.lastEvent == null || r.lastEventAt().isAfter(s.lastEvent))) {
@@ -93,7 +92,7 @@ public final class BackendParticipation implements Consumer<ServerSnapshot> {
     }
     final Set<String> exercised = new HashSet<>();
     for (final CacheBackend cr : all) {
-      final String key = Backends.key(cr);
+      final String key = cr.key();
       final Share s = shares.getOrDefault(key, new Share());
       final CacheBackend.IndexParticipation want = new CacheBackend.IndexParticipation();
       want.prefixCount = s.prefixes;
@@ -127,25 +126,17 @@ public final class BackendParticipation implements Consumer<ServerSnapshot> {
   }
 
   private void write(final CacheBackend cached, final CacheBackend.IndexParticipation want) {
-    final CacheBackend cr = JSON.deserialize(JSON.serialize(cached), CacheBackend.class);
+    final CacheBackend cr = CrText.copy(cached, CacheBackend.class);
     if (cr.getStatus() == null) {
       cr.setStatus(new CacheBackend.Status());
     }
     cr.getStatus().indexParticipation = want;
     try {
-      custom
-          .replaceNamespacedCustomObjectStatus(
-              CustomResource.GROUP,
-              CustomResource.VERSION,
-              cr.getMetadata().getNamespace(),
-              CacheBackend.CRD.plural(),
-              cr.getMetadata().getName(),
-              CrText.tree(cr))
-          .execute();
+      status.replaceStatus(CacheBackend.CRD, cr);
     } catch (ApiException e) {
       LOG.warn(
           "cachebackend {} index participation not written (next snapshot retries): {}",
-          Backends.key(cr),
+          cr.key(),
           e.getCode());
     }
   }

@@ -3,7 +3,6 @@ package io.inferencecache.controlplane.controller.backend;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.inferencecache.controlplane.k8s.model.PodStamps;
 import io.inferencecache.subscriber.config.GoDuration;
-import io.kubernetes.client.openapi.models.V1ObjectReference;
 import io.kubernetes.client.openapi.models.V1OwnerReference;
 import java.time.Duration;
 import java.util.Locale;
@@ -26,11 +25,6 @@ final class Backends {
   static final Duration DEFAULT_FIRST_EVENT_TIMEOUT = Duration.ofMinutes(5);
 
   private Backends() {}
-
-  /** {@code ns/name}. */
-  static String key(final CacheBackend cr) {
-    return cr.getMetadata().getNamespace() + "/" + cr.getMetadata().getName();
-  }
 
   static CacheBackend.Spec spec(final CacheBackend cr) {
     return cr.getSpec() == null ? new CacheBackend.Spec() : cr.getSpec();
@@ -101,20 +95,6 @@ final class Backends {
   static String annotation(final CacheBackend cr, final String key) {
     final Map<String, String> a = cr.getMetadata().getAnnotations();
     return a == null ? null : a.get(key);
-  }
-
-  static long generation(final CacheBackend cr) {
-    final Long g = cr.getMetadata().getGeneration();
-    return g == null ? 0 : g;
-  }
-
-  static V1ObjectReference reference(final CacheBackend cr) {
-    return new V1ObjectReference()
-        .apiVersion(CacheBackend.API_VERSION)
-        .kind("CacheBackend")
-        .namespace(cr.getMetadata().getNamespace())
-        .name(cr.getMetadata().getName())
-        .uid(cr.getMetadata().getUid());
   }
 
   /** The controller owner reference children carry (garbage-collected with the CR). */

@@ -2,20 +2,18 @@ package io.inferencecache.controlplane.controller.backend;
 
 import io.inferencecache.controlplane.controller.CrText;
 import io.inferencecache.controlplane.controller.EventRecorder;
+import io.inferencecache.controlplane.controller.StatusWriter;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
-import io.inferencecache.controlplane.k8s.model.CustomResource;
 import io.kubernetes.client.extended.controller.reconciler.Reconciler;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.extended.controller.reconciler.Result;
+import io.kubernetes.client.informer.cache.Lister;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.JSON;
-import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import io.kubernetes.client.openapi.models.V1Deployment;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1Service;
-import io.kubernetes.client.util.generic.GenericKubernetesApi;
-import io.kubernetes.client.util.generic.KubernetesApiResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -27,19 +25,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reconciles one CacheBackend: refresh the multiprocess connector's readiness of a typed LMCache
- * backend ({@link ConnectorReadiness}), dispatch on {@code spec.type}, integration mode and
- * remote-storage ownership (EventsOnly, host-only, External, Managed Redis, or unmanaged; a typed
- * LMCache backend's Ready is composed by {@link ConnectorComposition}), refresh the matched engine
- * pods, write the status once and only when it changed, then emit the transition events of that
- * persisted change. Errors (apply, status write) go back to the queue's rate limiter; the periodic
- * cadences (first-event deadline, probe slot, matched pods) are plain requeues.
+ * Reconciles one CacheBackend, read from the informer cache (absent = deleted): refresh the
+ * multiprocess connector's readiness of a typed LMCache backend ({@link ConnectorReadiness}),
+ * dispatch on {@code spec.type}, integration mode and remote-storage ownership (EventsOnly,
+ * host-only, External, Managed Redis, or unmanaged; a typed LMCache backend's Ready is composed by
+ * {@link ConnectorComposition}), refresh the matched engine pods, write the status once and only
+ * when it changed, then emit the transition events of that persisted change. The status write is a
+ * replace guarded by the cached object's {@code resourceVersion}, so a cache that lags a write of
+ * ours yields a 409 and a retry. Errors (apply, status write) go back to the queue's rate limiter;
+ * the periodic cadences (first-event deadline, probe slot, matched pods) are plain requeues.
  */
 public final class CacheBackendReconciler implements Reconciler {
   private static final Logger LOG = LoggerFactory.getLogger(CacheBackendReconciler.class);
 
-  private final GenericKubernetesApi<CacheBackend, ?> backends;
-  private final CustomObjectsApi custom;
+  private final Lister<CacheBackend> backends;
+  private final StatusWriter status;
   private final OwnedWorkload workload;
   private final MatchedPods matched;
   private final OwnedEnginePods ownedPods;
@@ -50,12 +50,13 @@ public final class CacheBackendReconciler implements Reconciler {
 
   CacheBackendReconciler(
       final ApiClient client,
+      final Lister<CacheBackend> backends,
       final ProbeGate probe,
       final EventRecorder events,
       final BooleanSupplier leader,
       final Clock clock) {
-    this.backends = CacheBackend.CRD.api(client);
-    this.custom = new CustomObjectsApi(client);
+    this.backends = backends;
+    this.status = new StatusWriter(client);
     this.workload = new OwnedWorkload(client);
     this.matched = new MatchedPods(client);
     this.ownedPods = new OwnedEnginePods(client);
@@ -92,23 +93,20 @@ public final class CacheBackendReconciler implements Reconciler {
     if (!leader.getAsBoolean()) {
       return new Result(false);
     }
-    final KubernetesApiResponse<CacheBackend> got =
-        backends.get(request.getNamespace(), request.getName());
-    if (got.getHttpStatusCode() == 404) {
+    final CacheBackend cached = backends.namespace(request.getNamespace()).get(request.getName());
+    if (cached == null) {
       probe.forget(request.getNamespace() + "/" + request.getName());
       return new Result(false);
     }
-    if (!got.isSuccess()) {
-      LOG.warn("cachebackend {} not read: {}", request, got.getHttpStatusCode());
-      return new Result(true);
-    }
-    final CacheBackend cr = got.getObject();
-    LOG.debug("reconciling cachebackend {} (generation {})", request, Backends.generation(cr));
+    final CacheBackend cr = CrText.copy(cached, CacheBackend.class);
+    LOG.debug("reconciling cachebackend {} (generation {})", request, cr.generation());
     final OffsetDateTime now =
         OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS);
     final CacheBackend.Status old =
-        cr.getStatus() == null ? new CacheBackend.Status() : copy(cr.getStatus());
-    final CacheBackend.Status st = copy(old);
+        cr.getStatus() == null
+            ? new CacheBackend.Status()
+            : CrText.copy(cr.getStatus(), CacheBackend.Status.class);
+    final CacheBackend.Status st = CrText.copy(old, CacheBackend.Status.class);
     final Outcome out = new Outcome();
     refreshConnector(cr, st, now);
     try {
@@ -125,16 +123,12 @@ public final class CacheBackendReconciler implements Reconciler {
     if (!JSON.serialize(old).equals(JSON.serialize(st))) {
       cr.setStatus(st);
       try {
-        custom
-            .replaceNamespacedCustomObjectStatus(
-                CustomResource.GROUP,
-                CustomResource.VERSION,
-                cr.getMetadata().getNamespace(),
-                CacheBackend.CRD.plural(),
-                cr.getMetadata().getName(),
-                CrText.tree(cr))
-            .execute();
+        status.replaceStatus(CacheBackend.CRD, cr);
       } catch (ApiException e) {
+        if (e.getCode() == 409) {
+          LOG.info("cachebackend {} changed meanwhile (or the cache lags); retried", request);
+          return new Result(true);
+        }
         LOG.warn(
             "cachebackend {} status not written: {} {}",
             request,
@@ -145,7 +139,7 @@ public final class CacheBackendReconciler implements Reconciler {
       TransitionEvents.emit(events, cr, old, st);
     }
     if (out.consumesProbeSlot) {
-      probe.commit(Backends.key(cr), now.toInstant());
+      probe.commit(cr.key(), now.toInstant());
     }
     if (out.error != null) {
       LOG.warn("cachebackend {}: {}", request, message(out.error));
@@ -171,12 +165,12 @@ public final class CacheBackendReconciler implements Reconciler {
     } catch (ApiException e) {
       LOG.warn(
           "{}: engine pods not listed, connector readiness kept: {} {}",
-          Backends.key(cr),
+          cr.key(),
           e.getCode(),
           e.getMessage());
       pods = null;
     }
-    ConnectorReadiness.apply(cr, st, pods, Backends.generation(cr), now);
+    ConnectorReadiness.apply(cr, st, pods, cr.generation(), now);
   }
 
   private static String message(final Exception e) {
@@ -186,10 +180,6 @@ public final class CacheBackendReconciler implements Reconciler {
           + (a.getResponseBody() == null ? a.getMessage() : a.getResponseBody());
     }
     return e.getMessage();
-  }
-
-  private CacheBackend.Status copy(final CacheBackend.Status s) {
-    return JSON.deserialize(JSON.serialize(s), CacheBackend.Status.class);
   }
 
   /** Whether the webhook has an engine adapter for the backend's (runtime, type). */
@@ -247,7 +237,7 @@ public final class CacheBackendReconciler implements Reconciler {
 
   private void unmanaged(final CacheBackend cr, final CacheBackend.Status st) throws ApiException {
     workload.deleteOwned(cr);
-    probe.forget(Backends.key(cr));
+    probe.forget(cr.key());
     st.connector = null;
     st.remoteStorage = null;
     st.firstAvailableAt = null;
@@ -262,7 +252,7 @@ public final class CacheBackendReconciler implements Reconciler {
         EngineCompatibilityVerdict.TYPE,
         ConnectorReadiness.TYPE,
         ReadyRules.REMOTE_STORAGE_READY);
-    st.observedGeneration = Backends.generation(cr);
+    st.observedGeneration = cr.generation();
   }
 
   private void serverless(
@@ -272,8 +262,8 @@ public final class CacheBackendReconciler implements Reconciler {
       final OffsetDateTime now,
       final Outcome out,
       final String base) {
-    final long gen = Backends.generation(cr);
-    probe.forget(Backends.key(cr));
+    final long gen = cr.generation();
+    probe.forget(cr.key());
     final boolean fromServerMode = old.remoteStorage != null;
     st.remoteStorage = null;
     Conditions.remove(
@@ -324,7 +314,7 @@ public final class CacheBackendReconciler implements Reconciler {
     } catch (ApiException e) {
       LOG.warn(
           "{}: owned engine pods not listed, kernel and compatibility verdicts kept: {} {}",
-          Backends.key(cr),
+          cr.key(),
           e.getCode(),
           e.getMessage());
       return null;
@@ -366,8 +356,8 @@ public final class CacheBackendReconciler implements Reconciler {
       final CacheBackend.Status st,
       final CacheBackend.RemoteStorage rs,
       final OffsetDateTime now) {
-    final long gen = Backends.generation(cr);
-    probe.forget(Backends.key(cr));
+    final long gen = cr.generation();
+    probe.forget(cr.key());
     final String endpoint = rs.endpoint == null ? "" : rs.endpoint.strip();
     final String status;
     final String reason;
@@ -424,7 +414,7 @@ public final class CacheBackendReconciler implements Reconciler {
       final OffsetDateTime now,
       final Outcome out)
       throws ApiException, InterruptedException {
-    final long gen = Backends.generation(cr);
+    final long gen = cr.generation();
     final String ns = cr.getMetadata().getNamespace();
     final String name = cr.getMetadata().getName();
     V1Deployment deployment;

@@ -22,7 +22,7 @@ final class ConnectorComposition {
 
   /** The base Ready of {@code cr} from the conditions of the status being built. */
   static ReadyRules.Verdict readyBase(final CacheBackend cr, final CacheBackend.Status st) {
-    final long gen = Backends.generation(cr);
+    final long gen = cr.generation();
     final V1Condition c = Conditions.get(st.conditions, ConnectorReadiness.TYPE);
     if (c == null || c.getObservedGeneration() == null || c.getObservedGeneration() != gen) {
       return new ReadyRules.Verdict(

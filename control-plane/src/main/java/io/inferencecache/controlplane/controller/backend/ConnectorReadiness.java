@@ -149,7 +149,7 @@ final class ConnectorReadiness {
               + "/"
               + active
               + " engine pod(s) not injected for generation "
-              + Backends.generation(cr)
+              + cr.generation()
               + " of this CacheBackend ("
               + names(unverified)
               + "); pods created before the backend, before its last spec change or admitted"
@@ -204,9 +204,9 @@ final class ConnectorReadiness {
     return a != null
         && uid != null
         && !uid.isEmpty()
-        && Backends.key(cr).equals(a.get(Backends.INJECTED_BY))
+        && cr.key().equals(a.get(Backends.INJECTED_BY))
         && uid.equals(a.get(Backends.INJECTED_BY_UID))
-        && String.valueOf(Backends.generation(cr)).equals(a.get(INJECTED_GENERATION));
+        && String.valueOf(cr.generation()).equals(a.get(INJECTED_GENERATION));
   }
 
   private static boolean podReady(final V1Pod p) {

@@ -135,7 +135,7 @@ final class EnginePodEventsReconciler implements Reconciler {
     }
     events.normal(
         regarding,
-        Backends.reference(cr),
+        cr.reference(),
         "InjectedByCacheBackend",
         "Injected engine config from CacheBackend \"" + owner[0] + "/" + owner[1] + "\"");
     return new Result(false);

@@ -75,7 +75,7 @@ final class MatchedPods {
               .execute()
               .getItems();
     } catch (ApiException e) {
-      LOG.warn("{}: engine pods not listed: {} {}", Backends.key(cr), e.getCode(), e.getMessage());
+      LOG.warn("{}: engine pods not listed: {} {}", cr.key(), e.getCode(), e.getMessage());
       return STEADY;
     }
     st.matchedEnginePods = pods.size();
@@ -99,7 +99,7 @@ final class MatchedPods {
         }
       }
     } catch (ApiException e) {
-      LOG.warn("{}: deployments not listed: {} {}", Backends.key(cr), e.getCode(), e.getMessage());
+      LOG.warn("{}: deployments not listed: {} {}", cr.key(), e.getCode(), e.getMessage());
       if (!pods.isEmpty()) {
         st.engineSelectorMessage = null;
       }

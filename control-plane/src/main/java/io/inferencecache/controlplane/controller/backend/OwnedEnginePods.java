@@ -32,7 +32,7 @@ final class OwnedEnginePods {
 
   /** The pods of {@code pods} stamped by {@code cr} (name and UID). */
   static List<V1Pod> owned(final CacheBackend cr, final List<V1Pod> pods) {
-    final String key = Backends.key(cr);
+    final String key = cr.key();
     final String uid = cr.getMetadata().getUid();
     final List<V1Pod> out = new ArrayList<>();
     if (uid == null || uid.isEmpty()) {

@@ -46,7 +46,7 @@ final class ProbeGate {
 
   Verdict evaluate(final CacheBackend cr, final CacheBackend.Status st, final OffsetDateTime now)
       throws InterruptedException {
-    final long gen = Backends.generation(cr);
+    final long gen = cr.generation();
     if (client == null) {
       Conditions.remove(st.conditions, TYPE);
       return Verdict.NONE;
@@ -66,7 +66,7 @@ final class ProbeGate {
               now);
       return Verdict.NONE;
     }
-    final String key = Backends.key(cr);
+    final String key = cr.key();
     final V1Condition existing = Conditions.get(st.conditions, TYPE);
     final Instant slot = nextSlot.get(key);
     if (slot != null && now.toInstant().isBefore(slot)) {

@@ -88,7 +88,7 @@ final class ReadyRules {
         || !Conditions.is(st.conditions, READY, Conditions.TRUE)) {
       return null;
     }
-    final long gen = Backends.generation(cr);
+    final long gen = cr.generation();
     final OffsetDateTime lastEvent =
         st.indexParticipation == null ? null : st.indexParticipation.lastEventAt;
     if (st.firstKVEventObservedAt != null || lastEvent != null) {

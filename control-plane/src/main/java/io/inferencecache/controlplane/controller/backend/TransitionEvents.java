@@ -106,11 +106,11 @@ final class TransitionEvents {
 
   private static void normal(
       final EventRecorder events, final CacheBackend cr, final String reason, final String note) {
-    events.normal(Backends.reference(cr), reason, note);
+    events.normal(cr.reference(), reason, note);
   }
 
   private static void warn(
       final EventRecorder events, final CacheBackend cr, final String reason, final String note) {
-    events.warning(Backends.reference(cr), reason, note);
+    events.warning(cr.reference(), reason, note);
   }
 }

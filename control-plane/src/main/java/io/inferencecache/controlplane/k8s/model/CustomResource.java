@@ -2,6 +2,7 @@ package io.inferencecache.controlplane.k8s.model;
 
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1ObjectReference;
 
 /**
  * An {@code inferencecache.io/v1alpha1} object: type metadata, object metadata, spec and status.
@@ -70,5 +71,28 @@ public abstract class CustomResource<S, T> implements KubernetesObject {
 
   public void setStatus(T status) {
     this.status = status;
+  }
+
+  /** {@code namespace/name} (a cluster-scoped object's namespace reads as empty). */
+  public String key() {
+    final String ns = metadata == null ? null : metadata.getNamespace();
+    final String name = metadata == null ? null : metadata.getName();
+    return (ns == null ? "" : ns) + "/" + (name == null ? "" : name);
+  }
+
+  /** {@code metadata.generation}, 0 while unset. */
+  public long generation() {
+    final Long g = metadata == null ? null : metadata.getGeneration();
+    return g == null ? 0 : g;
+  }
+
+  /** A reference to this object (events name it as their subject). */
+  public V1ObjectReference reference() {
+    return new V1ObjectReference()
+        .apiVersion(API_VERSION)
+        .kind(kind)
+        .namespace(metadata == null ? null : metadata.getNamespace())
+        .name(metadata == null ? null : metadata.getName())
+        .uid(metadata == null ? null : metadata.getUid());
   }
 }
