@@ -98,7 +98,7 @@ public final class PodInjector implements AdmissionHandler {
             ? request.namespace()
             : meta.path("namespace").asText();
     final Map<String, String> annotations = strings(meta.get("annotations"));
-    if (SkipInject.optsOut(annotations.get(SkipInject.ANNOTATION))) {
+    if (PodStamps.optsOut(annotations.get(PodStamps.SKIP_INJECT))) {
       final ObjectNode a = meta.withObjectProperty("annotations");
       a.remove(List.of(INJECTED_BY, INJECTED_BY_UID, INJECTED_GENERATION));
       a.put(INJECT_SKIPPED, SKIPPED_BY_ANNOTATION);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
+import io.inferencecache.controlplane.k8s.model.PodStamps;
 import io.kubernetes.client.openapi.ApiException;
 import java.util.ArrayList;
 import java.util.List;
@@ -236,15 +237,15 @@ class PodInjectorTest {
   void skipAnnotationOptsOutExactlyAsParseBool() {
     for (final String v :
         new String[] {"1", "t", "T", "TRUE", "true", "True", "fAlse", "yes", "tRUE"}) {
-      assertThat(SkipInject.optsOut(v)).as(v).isTrue();
+      assertThat(PodStamps.optsOut(v)).as(v).isTrue();
     }
     for (final String v :
         new String[] {
           "", "0", "f", "F", "FALSE", "false", "False", "no", "Off", "DISABLE", "disabled"
         }) {
-      assertThat(SkipInject.optsOut(v)).as(v).isFalse();
+      assertThat(PodStamps.optsOut(v)).as(v).isFalse();
     }
-    assertThat(SkipInject.optsOut(null)).isFalse();
+    assertThat(PodStamps.optsOut(null)).isFalse();
   }
 
   @Test

@@ -5,9 +5,11 @@ import io.inferencecache.controlplane.controller.EventRecorder;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.extended.controller.Controller;
+import io.kubernetes.client.extended.controller.ControllerWatch;
 import io.kubernetes.client.extended.controller.builder.ControllerBuilder;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.extended.workqueue.DefaultRateLimitingQueue;
+import io.kubernetes.client.extended.workqueue.WorkQueue;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.informer.cache.Lister;
@@ -209,6 +211,17 @@ public final class BackendControllers {
         : new Request(owner.getMetadata().getNamespace(), owner.getMetadata().getName());
   }
 
+  /** Changes of a {@code kind} object a CacheBackend controls, keyed by that CacheBackend. */
+  private static <T extends KubernetesObject> ControllerWatch<T> ownedWatch(
+      final Class<T> kind, final WorkQueue<Request> queue) {
+    return ControllerBuilder.controllerWatchBuilder(kind, queue)
+        .withOnAddFilter(o -> ownerRequest(o) != null)
+        .withOnUpdateFilter((a, b) -> ownerRequest(b) != null)
+        .withOnDeleteFilter((o, unknown) -> ownerRequest(o) != null)
+        .withWorkQueueKeyFunc(BackendControllers::ownerRequest)
+        .build();
+  }
+
   private Controller backendController() {
     final CacheBackendReconciler reconciler =
         new CacheBackendReconciler(
@@ -222,22 +235,8 @@ public final class BackendControllers {
                     .withWorkQueueKeyFunc(
                         o -> new Request(o.getMetadata().getNamespace(), o.getMetadata().getName()))
                     .build())
-        .watch(
-            q ->
-                ControllerBuilder.controllerWatchBuilder(V1Deployment.class, q)
-                    .withOnAddFilter(o -> ownerRequest(o) != null)
-                    .withOnUpdateFilter((a, b) -> ownerRequest(b) != null)
-                    .withOnDeleteFilter((o, unknown) -> ownerRequest(o) != null)
-                    .withWorkQueueKeyFunc(BackendControllers::ownerRequest)
-                    .build())
-        .watch(
-            q ->
-                ControllerBuilder.controllerWatchBuilder(V1Service.class, q)
-                    .withOnAddFilter(o -> ownerRequest(o) != null)
-                    .withOnUpdateFilter((a, b) -> ownerRequest(b) != null)
-                    .withOnDeleteFilter((o, unknown) -> ownerRequest(o) != null)
-                    .withWorkQueueKeyFunc(BackendControllers::ownerRequest)
-                    .build())
+        .watch(q -> ownedWatch(V1Deployment.class, q))
+        .watch(q -> ownedWatch(V1Service.class, q))
         .watch(
             q ->
                 ControllerBuilder.controllerWatchBuilder(V1Pod.class, q)

@@ -2,6 +2,7 @@ package io.inferencecache.controlplane.controller.backend;
 
 import io.inferencecache.controlplane.controller.EventRecorder;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
+import io.inferencecache.controlplane.k8s.model.PodStamps;
 import io.kubernetes.client.extended.controller.reconciler.Reconciler;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.extended.controller.reconciler.Result;
@@ -12,7 +13,6 @@ import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
 import io.kubernetes.client.util.generic.KubernetesApiResponse;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 
@@ -28,9 +28,6 @@ final class EnginePodEventsReconciler implements Reconciler {
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final Pattern DNS_SUBDOMAIN =
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-  private static final Set<String> TRUE = Set.of("1", "t", "T", "TRUE", "true", "True");
-  private static final Set<String> FALSE = Set.of("0", "f", "F", "FALSE", "false", "False");
-  private static final Set<String> KEEP = Set.of("no", "off", "disable", "disabled");
 
   private final Lister<V1Pod> pods;
   private final GenericKubernetesApi<CacheBackend, ?> backends;
@@ -48,23 +45,9 @@ final class EnginePodEventsReconciler implements Reconciler {
     this.leader = leader;
   }
 
-  /** Whether {@code skip-inject}'s value opts the pod out (Go ParseBool, then no/off/disable). */
-  static boolean optsOut(final String value) {
-    if (value == null || value.isEmpty()) {
-      return false;
-    }
-    if (TRUE.contains(value)) {
-      return true;
-    }
-    if (FALSE.contains(value)) {
-      return false;
-    }
-    return !KEEP.contains(value.toLowerCase(java.util.Locale.ROOT));
-  }
-
   static boolean skipped(final Map<String, String> a) {
     return a != null
-        && optsOut(a.get(Backends.SKIP_INJECT))
+        && PodStamps.optsOut(a.get(Backends.SKIP_INJECT))
         && Backends.SKIPPED_BY_ANNOTATION.equals(a.get(Backends.INJECT_SKIPPED));
   }
 

@@ -1,5 +1,8 @@
 package io.inferencecache.controlplane.k8s.model;
 
+import java.util.Locale;
+import java.util.Set;
+
 /**
  * The pod annotations of engine-pod injection: the pod webhook writes the stamps, the CacheBackend
  * reconciler and {@code doctor} read them. A pod is stamped for exactly one CacheBackend.
@@ -20,5 +23,29 @@ public final class PodStamps {
   /** The user's opt-out of injection. */
   public static final String SKIP_INJECT = "inferencecache.io/skip-inject";
 
+  private static final Set<String> TRUE = Set.of("1", "t", "T", "TRUE", "true", "True");
+  private static final Set<String> FALSE = Set.of("0", "f", "F", "FALSE", "false", "False");
+  private static final Set<String> KEEP = Set.of("no", "off", "disable", "disabled");
+
   private PodStamps() {}
+
+  /**
+   * Whether a {@link #SKIP_INJECT} value opts the pod out of injection. Go's {@code
+   * strconv.ParseBool} spellings decide first, case-sensitively ({@code 1 t T TRUE true True} opt
+   * out, {@code 0 f F FALSE false False} keep injection); then {@code no}, {@code off}, {@code
+   * disable} and {@code disabled} in any case keep injection; any other non-empty value opts out
+   * (so {@code "fAlse"} opts out). Absent or empty keeps injection.
+   */
+  public static boolean optsOut(final String value) {
+    if (value == null || value.isEmpty()) {
+      return false;
+    }
+    if (TRUE.contains(value)) {
+      return true;
+    }
+    if (FALSE.contains(value)) {
+      return false;
+    }
+    return !KEEP.contains(value.toLowerCase(Locale.ROOT));
+  }
 }

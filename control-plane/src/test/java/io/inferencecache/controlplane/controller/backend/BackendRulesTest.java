@@ -3,6 +3,7 @@ package io.inferencecache.controlplane.controller.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
+import io.inferencecache.controlplane.k8s.model.PodStamps;
 import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.openapi.models.V1Deployment;
 import io.kubernetes.client.openapi.models.V1DeploymentSpec;
@@ -149,11 +150,11 @@ class BackendRulesTest {
         .isEqualTo(
             "spec.engineSelector.matchLabels={inferencecache.io/cache-domain:d1}; no Pods in"
                 + " namespace match");
-    assertThat(EnginePodEventsReconciler.optsOut("True")).isTrue();
-    assertThat(EnginePodEventsReconciler.optsOut("fAlse")).isTrue();
-    assertThat(EnginePodEventsReconciler.optsOut("False")).isFalse();
-    assertThat(EnginePodEventsReconciler.optsOut("Disabled")).isFalse();
-    assertThat(EnginePodEventsReconciler.optsOut("")).isFalse();
+    assertThat(PodStamps.optsOut("True")).isTrue();
+    assertThat(PodStamps.optsOut("fAlse")).isTrue();
+    assertThat(PodStamps.optsOut("False")).isFalse();
+    assertThat(PodStamps.optsOut("Disabled")).isFalse();
+    assertThat(PodStamps.optsOut("")).isFalse();
     assertThat(EnginePodEventsReconciler.injectedBy("team-a/cb.v1"))
         .containsExactly("team-a", "cb.v1");
     assertThat(EnginePodEventsReconciler.injectedBy("Team/cb")).isNull();
