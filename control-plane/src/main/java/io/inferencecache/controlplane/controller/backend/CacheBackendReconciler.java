@@ -39,7 +39,7 @@ public final class CacheBackendReconciler implements Reconciler {
   private static final Logger LOG = LoggerFactory.getLogger(CacheBackendReconciler.class);
 
   private final Lister<CacheBackend> backends;
-  private final StatusWriter status;
+  private final StatusWriter writer;
   private final OwnedWorkload workload;
   private final MatchedPods matched;
   private final OwnedEnginePods ownedPods;
@@ -56,7 +56,7 @@ public final class CacheBackendReconciler implements Reconciler {
       final BooleanSupplier leader,
       final Clock clock) {
     this.backends = backends;
-    this.status = new StatusWriter(client);
+    this.writer = new StatusWriter(client);
     this.workload = new OwnedWorkload(client);
     this.matched = new MatchedPods(client);
     this.ownedPods = new OwnedEnginePods(client);
@@ -123,7 +123,7 @@ public final class CacheBackendReconciler implements Reconciler {
     if (!JSON.serialize(old).equals(JSON.serialize(st))) {
       cr.setStatus(st);
       try {
-        status.replaceStatus(CacheBackend.CRD, cr);
+        writer.replaceStatus(CacheBackend.CRD, cr);
       } catch (ApiException e) {
         if (e.getCode() == 409) {
           LOG.info("cachebackend {} changed meanwhile (or the cache lags); retried", request);
