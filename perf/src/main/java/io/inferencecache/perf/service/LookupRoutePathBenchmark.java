@@ -97,7 +97,7 @@ public class LookupRoutePathBenchmark {
             ? (int) Math.max(1, holderBlocks / ((long) ServiceFixture.BLOCKS * holders))
             : chains;
     fixture = ServiceFixture.build(shapeChains, holders, replicas);
-    zeroCopy = InProcessLookupPath.of(fixture.service);
+    zeroCopy = InProcessLookupPath.of(fixture.service.zeroCopy());
     requests = fixture.requests(REQUESTS, 42, maxReplicas);
     final int answered = maxReplicas > 0 ? Math.min(maxReplicas, holders) : holders;
     direct = new RequestStreams.Direct(requests);

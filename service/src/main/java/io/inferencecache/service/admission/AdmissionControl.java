@@ -8,7 +8,6 @@ import io.grpc.ServerCallExecutorSupplier;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import io.inferencecache.service.server.GrpcServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -18,13 +17,13 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Admission control of the gRPC listener: the fixed handler pool and the decision, per new call, to
- * run it or shed it (the rules are in {@link GrpcServer}'s class comment, "Threads and overload").
+ * run it or shed it (the rules are in {@code GrpcServer}'s class comment, "Threads and overload").
  * Two hooks go into the Netty server: {@link #callExecutor()} decides on the event loop as soon as
  * a call's headers arrive, and {@link #interceptor()}, which must run before every other
  * interceptor, closes the calls refused there and those reached by a handler thread only after
  * waiting longer than {@code maxQueueDelay}. Thread-safe.
  */
-final class AdmissionControl {
+public final class AdmissionControl {
   /** Status of a call refused because the handler queue is full or too slow. */
   static final Status OVERLOADED =
       Status.RESOURCE_EXHAUSTED.withDescription(
@@ -40,20 +39,20 @@ final class AdmissionControl {
   private final long maxQueueDelayNanos;
   private final AgedTaskQueue queue;
   private final ThreadPoolExecutor executor;
-  private final List<GrpcServer.ShedResponder> responders;
+  private final List<ShedResponder> responders;
   private final LongAdder rejectedCalls = new LongAdder();
 
   /**
    * The handler pool ({@code threads} daemon threads named {@code inferencecache-grpc-handler-N})
    * and its admission rules.
    */
-  AdmissionControl(
+  public AdmissionControl(
       final int threads,
       final int queueCapacity,
       final Duration maxQueueDelay,
-      final List<GrpcServer.ShedResponder> responders) {
+      final List<ShedResponder> responders) {
     this.queueCapacity = queueCapacity;
-    this.maxQueueDelayNanos = GrpcServer.nanos(maxQueueDelay);
+    this.maxQueueDelayNanos = nanos(maxQueueDelay);
     this.queue = new AgedTaskQueue(System::nanoTime, queueCapacity);
     this.responders = List.copyOf(responders);
     this.executor =
@@ -67,32 +66,32 @@ final class AdmissionControl {
   }
 
   /** The per-call executor choice for {@code NettyServerBuilder#callExecutor}. */
-  ServerCallExecutorSupplier callExecutor() {
+  public ServerCallExecutorSupplier callExecutor() {
     return this::executorFor;
   }
 
   /** The interceptor that closes shed calls; register it so that it runs first. */
-  ServerInterceptor interceptor() {
+  public ServerInterceptor interceptor() {
     return new Shed();
   }
 
-  /** Calls shed so far (see {@link GrpcServer#rejectedCalls()}). */
-  long rejectedCalls() {
+  /** Calls shed so far (see {@code GrpcServer.rejectedCalls()}). */
+  public long rejectedCalls() {
     return rejectedCalls.sum();
   }
 
-  /** Tasks waiting for a handler thread (see {@link GrpcServer#queuedTasks()}). */
-  int queuedTasks() {
+  /** Tasks waiting for a handler thread (see {@code GrpcServer.queuedTasks()}). */
+  public int queuedTasks() {
     return queue.size();
   }
 
-  /** See {@link GrpcServer#newestQueuedTaskWaitNanos()}. */
-  long newestQueuedTaskWaitNanos() {
+  /** See {@code GrpcServer.newestQueuedTaskWaitNanos()}. */
+  public long newestQueuedTaskWaitNanos() {
     return queue.newestAgeNanos();
   }
 
   /** The handler pool, for shutdown. */
-  ThreadPoolExecutor executor() {
+  public ThreadPoolExecutor executor() {
     return executor;
   }
 
@@ -141,13 +140,22 @@ final class AdmissionControl {
       } else {
         return next.startCall(call, headers);
       }
-      for (GrpcServer.ShedResponder r : responders) {
+      for (ShedResponder r : responders) {
         if (r.answer(call)) {
           return new ServerCall.Listener<>() {};
         }
       }
       call.close(OVERLOADED, new Metadata());
       return new ServerCall.Listener<>() {};
+    }
+  }
+
+  /** Duration to nanoseconds, saturating instead of overflowing. */
+  public static long nanos(final Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException overflow) {
+      return Long.MAX_VALUE;
     }
   }
 }

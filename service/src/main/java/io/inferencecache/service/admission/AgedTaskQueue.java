@@ -14,7 +14,7 @@ import java.util.function.LongSupplier;
  * not yet written (its producer between numbering and stamping) or one left by an earlier lap reads
  * as age 0 instead of a stale, far older time.
  *
- * <p>Three figures feed admission ({@link GrpcServer}): the head's age ({@link #headAgeNanos()}),
+ * <p>Three figures feed admission ({@code GrpcServer}): the head's age ({@link #headAgeNanos()}),
  * how long the task a {@link HandlerThread} just took had waited ({@link
  * HandlerThread#taskWaitNanos()}, set by {@code poll}/{@code take} on the taking thread), and the
  * drain interval ({@link #drainIntervalNanos()}): the average time between two takes while tasks

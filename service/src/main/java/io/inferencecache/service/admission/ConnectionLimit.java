@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * the child's.
  */
 @ChannelHandler.Sharable
-final class ConnectionLimit extends ChannelInboundHandlerAdapter {
+public final class ConnectionLimit extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionLimit.class);
 
   /** One refusal line per 10 s at most; the next line says how many were left out. */
@@ -40,7 +40,7 @@ final class ConnectionLimit extends ChannelInboundHandlerAdapter {
   /**
    * @param max open connections at which new ones are refused; zero counts without refusing
    */
-  ConnectionLimit(final int max) {
+  public ConnectionLimit(final int max) {
     if (max < 0) {
       throw new IllegalArgumentException("max: must be >= 0, was " + max);
     }
@@ -75,12 +75,12 @@ final class ConnectionLimit extends ChannelInboundHandlerAdapter {
   }
 
   /** Connections accepted and not yet closed. */
-  int open() {
+  public int open() {
     return open.get();
   }
 
   /** Connections closed at accept because {@code max} were open. */
-  long refused() {
+  public long refused() {
     return refused.sum();
   }
 }

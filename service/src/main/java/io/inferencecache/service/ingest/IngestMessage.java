@@ -63,7 +63,7 @@ record IngestMessage(CacheStateUpdate update, String error) {
       if (!r.ok()) {
         return null;
       }
-      final int at = r.pos;
+      final int at = r.position();
       r.advance(n);
       switch (field) {
         case 1, 2, 3, 4, 8 -> {
@@ -112,7 +112,7 @@ record IngestMessage(CacheStateUpdate update, String error) {
       if (!r.ok()) {
         return null;
       }
-      final int at = r.pos;
+      final int at = r.position();
       r.advance(n);
       final boolean isString =
           entryStringField > 0 ? field == entryStringField : (field == 1 || field == 5);

@@ -4,7 +4,6 @@ import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.inferencecache.proto.v1alpha1.Ack;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
-import io.inferencecache.service.server.InferenceCacheService;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -24,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * next message, or at once from {@link #resyncIfDue} for a sender whose call is open but idle.
  */
 final class ReportCall implements StreamObserver<IngestMessage> {
-  private static final Logger LOG = LoggerFactory.getLogger(InferenceCacheService.class);
+  private static final Logger LOG = LoggerFactory.getLogger(ReportCall.class);
 
   private final StreamObserver<Ack> out;
   private final IngestForwarder forwarder;

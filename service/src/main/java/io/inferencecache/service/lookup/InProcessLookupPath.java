@@ -1,6 +1,5 @@
 package io.inferencecache.service.lookup;
 
-import io.inferencecache.service.server.InferenceCacheService;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -27,9 +26,9 @@ public final class InProcessLookupPath {
     this.nanoTime = nanoTime;
   }
 
-  /** A driver for the zero-copy path of {@code service} on {@link System#nanoTime()}. */
-  public static InProcessLookupPath of(final InferenceCacheService service) {
-    return new InProcessLookupPath(service.zeroCopy(), System::nanoTime);
+  /** A driver for {@code route} (a service's {@code zeroCopy()}) on {@link System#nanoTime()}. */
+  public static InProcessLookupPath of(final ZeroCopyLookupRoute route) {
+    return new InProcessLookupPath(route, System::nanoTime);
   }
 
   /**

@@ -143,7 +143,7 @@ final class LookupCall extends InputStream
           if (!r.ok()) {
             return fail();
           }
-          final int at = copyString(b, r.pos, n);
+          final int at = copyString(b, r.position(), n);
           r.advance(n);
           if (!Utf8.isWellFormed(strings, at, n)) {
             // proto3 strings must be UTF-8 (protobuf rejects the message). Fail open: NO_HINT.
@@ -171,7 +171,7 @@ final class LookupCall extends InputStream
           if (!r.ok()) {
             return fail();
           }
-          q.exact(b, r.pos, n, 0);
+          q.exact(b, r.position(), n, 0);
           hasPrefixHash = true;
           r.advance(n);
         }
@@ -186,7 +186,7 @@ final class LookupCall extends InputStream
             return fail();
           }
           final int n = r.length();
-          if (!r.ok() || !parseSlo(b, r.pos, n, q)) {
+          if (!r.ok() || !parseSlo(b, r.position(), n, q)) {
             return fail();
           }
           r.advance(n);
@@ -199,7 +199,7 @@ final class LookupCall extends InputStream
           if (!r.ok()) {
             return fail();
           }
-          q.addBlockHash(b, r.pos, n);
+          q.addBlockHash(b, r.position(), n);
           r.advance(n);
         }
         case 8, 9 -> {
@@ -215,8 +215,8 @@ final class LookupCall extends InputStream
             if (!r.ok()) {
               return fail();
             }
-            final int end = r.pos + n;
-            while (r.ok() && r.pos < end) {
+            final int end = r.position() + n;
+            while (r.ok() && r.position() < end) {
               final int v = (int) r.varint();
               if (field == 8) {
                 q.addBlockTokenCount(v);
@@ -224,7 +224,7 @@ final class LookupCall extends InputStream
                 input.addTokenId(v);
               }
             }
-            if (r.pos != end) {
+            if (r.position() != end) {
               return fail();
             }
           } else {
@@ -239,7 +239,7 @@ final class LookupCall extends InputStream
           if (!r.ok()) {
             return fail();
           }
-          input.prompt(b, r.pos, n, maxPromptBytes);
+          input.prompt(b, r.position(), n, maxPromptBytes);
           r.advance(n);
         }
         case 100 -> { // max_replicas (int32): an inference-cache extension
@@ -365,7 +365,7 @@ final class LookupCall extends InputStream
   private boolean releasedAfterRead;
 
   private void consumed() {
-    if (readPos >= writer.pos && !releasedAfterRead) {
+    if (readPos >= writer.position() && !releasedAfterRead) {
       releasedAfterRead = true;
       final Runnable done = onDrained;
       if (done != null) {
@@ -381,38 +381,38 @@ final class LookupCall extends InputStream
 
   @Override
   public int drainTo(final OutputStream target) throws IOException {
-    final int n = writer.pos - readPos;
-    target.write(writer.buf, readPos, n);
-    readPos = writer.pos;
+    final int n = writer.position() - readPos;
+    target.write(writer.array(), readPos, n);
+    readPos = writer.position();
     consumed();
     return n;
   }
 
   @Override
   public int available() {
-    return writer.pos - readPos;
+    return writer.position() - readPos;
   }
 
   @Override
   public int read() {
-    if (readPos >= writer.pos) {
+    if (readPos >= writer.position()) {
       consumed();
       return -1;
     }
-    final int b = writer.buf[readPos++] & 0xFF;
+    final int b = writer.array()[readPos++] & 0xFF;
     consumed();
     return b;
   }
 
   @Override
   public int read(final byte[] b, final int off, final int len) {
-    final int avail = writer.pos - readPos;
+    final int avail = writer.position() - readPos;
     if (avail <= 0) {
       consumed();
       return -1;
     }
     final int n = Math.min(len, avail);
-    System.arraycopy(writer.buf, readPos, b, off, n);
+    System.arraycopy(writer.array(), readPos, b, off, n);
     readPos += n;
     consumed();
     return n;

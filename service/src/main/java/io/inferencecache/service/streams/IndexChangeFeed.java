@@ -1,32 +1,18 @@
 package io.inferencecache.service.streams;
 
-import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.Status;
-import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.IndexListener;
 import io.inferencecache.proto.v1alpha1.CacheEvent;
 import io.inferencecache.proto.v1alpha1.Metric;
 import io.inferencecache.proto.v1alpha1.StreamEventsRequest;
 import io.inferencecache.proto.v1alpha1.StreamMetricsRequest;
-import io.inferencecache.service.concurrent.CopyOnWriteArray;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
-import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * StreamCacheEvents and StreamMetrics: every index change as a {@code CacheEvent}, and samples of a
@@ -65,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * {@code UNAVAILABLE} and stops the sender thread; call it before closing the gRPC server so that
  * its drain does not wait for these never-ending streams.
  *
- * <p>Thread-safe.
+ * <p>The two halves are {@link EventFeed} and {@link MetricFeed}; this class owns their shared
+ * sender thread, the lifecycle and the settings. Thread-safe.
  */
 public final class IndexChangeFeed implements StreamingFeeds, IndexListener, AutoCloseable {
   /**
@@ -80,33 +67,13 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
   /** Default StreamMetrics cadence. */
   public static final Duration METRICS_INTERVAL_DEFAULT = Duration.ofSeconds(1);
 
-  private static final Logger LOG = LoggerFactory.getLogger(IndexChangeFeed.class);
-  private static final EventSubscriber[] NO_SUBSCRIBERS = new EventSubscriber[0];
-  private static final int ALL_TYPES = ~0;
-
-  private final int eventBuffer;
-  private final long metricsIntervalNanos;
-  private final MetricSource metricSource;
-  private final LongSupplier wallClockMicros;
   private final ScheduledExecutorService sender;
-
+  private final EventFeed events;
+  private final MetricFeed metrics;
   private final Object closeLock = new Object();
-  private final CopyOnWriteArray<EventSubscriber> eventSubscribers =
-      new CopyOnWriteArray<>(NO_SUBSCRIBERS);
-  private final Set<MetricSubscriber> metricSubscribers = ConcurrentHashMap.newKeySet();
-  private volatile boolean closed;
-
-  private final AtomicLong eventsOffered = new AtomicLong();
-  private final AtomicLong eventsSent = new AtomicLong();
-  private final AtomicLong subscribersCutOff = new AtomicLong();
-  private final AtomicLong metricsSent = new AtomicLong();
-  private final AtomicLong metricTicksSkipped = new AtomicLong();
+  private boolean closed; // under closeLock
 
   private IndexChangeFeed(final Builder b) {
-    this.eventBuffer = b.eventBuffer;
-    this.metricsIntervalNanos = b.metricsInterval.toNanos();
-    this.metricSource = b.metricSource;
-    this.wallClockMicros = b.wallClockMicros;
     this.sender =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -114,6 +81,9 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
               t.setDaemon(true);
               return t;
             });
+    this.events = new EventFeed(b.eventBuffer, sender);
+    this.metrics =
+        new MetricFeed(b.metricsInterval.toNanos(), b.metricSource, b.wallClockMicros, sender);
   }
 
   /** A builder with the defaults. */
@@ -126,7 +96,7 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
 
   @Override
   public boolean wantsChanges() {
-    return eventSubscribers.size() > 0;
+    return events.wanted();
   }
 
   @Override
@@ -139,7 +109,8 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
       final byte[] hash,
       final int tokenCount,
       final long timestampNanos) {
-    publish(CacheEvent.Type.PREFIX_ADDED, tenant, model, replica, adapter, hash, timestampNanos);
+    events.publish(
+        CacheEvent.Type.PREFIX_ADDED, tenant, model, replica, adapter, hash, timestampNanos);
   }
 
   @Override
@@ -152,335 +123,36 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
       final byte[] hash,
       final String reason,
       final long timestampNanos) {
-    publish(CacheEvent.Type.PREFIX_EVICTED, tenant, model, replica, adapter, hash, timestampNanos);
+    events.publish(
+        CacheEvent.Type.PREFIX_EVICTED, tenant, model, replica, adapter, hash, timestampNanos);
   }
 
   @Override
   public void onReplicaUpdated(
       final String tenant, final String model, final String replica, final long timestampNanos) {
-    publish(CacheEvent.Type.REPLICA_UPDATED, tenant, model, replica, "", null, timestampNanos);
+    events.publish(
+        CacheEvent.Type.REPLICA_UPDATED, tenant, model, replica, "", null, timestampNanos);
   }
 
   @Override
   public void onAllCleared(
       final String tenant, final String model, final String replica, final long timestampNanos) {
-    publish(CacheEvent.Type.ALL_CLEARED, tenant, model, replica, "", null, timestampNanos);
-  }
-
-  private void publish(
-      final CacheEvent.Type type,
-      final String tenant,
-      final String model,
-      final String replica,
-      final String adapter,
-      final byte[] hash,
-      final long timestampNanos) {
-    if (CacheIndex.RESERVED_TENANT.equals(tenant)) {
-      return;
-    }
-    final EventSubscriber[] subs = eventSubscribers.snapshot();
-    final int typeBit = 1 << type.getNumber();
-    CacheEvent event = null;
-    for (EventSubscriber s : subs) {
-      if (!s.matches(typeBit, tenant, model)) {
-        continue;
-      }
-      if (event == null) {
-        final CacheEvent.Builder b =
-            CacheEvent.newBuilder()
-                .setType(type)
-                .setReplicaId(replica)
-                .setModelId(model)
-                .setTenantId(tenant)
-                .setTimestampUs(Math.floorDiv(timestampNanos, 1000L))
-                .setAdapterId(adapter);
-        if (hash != null) {
-          b.setPrefixHash(UnsafeByteOperations.unsafeWrap(hash));
-        }
-        event = b.build();
-      }
-      eventsOffered.incrementAndGet();
-      s.offer(event);
-    }
+    events.publish(CacheEvent.Type.ALL_CLEARED, tenant, model, replica, "", null, timestampNanos);
   }
 
   // ---------------------------------------------------------------------------------------------
-  // StreamCacheEvents
+  // The two streams
 
   @Override
   public void subscribeEvents(
       final StreamEventsRequest request, final StreamObserver<CacheEvent> out) {
-    if (closed) {
-      out.onError(Status.UNAVAILABLE.withDescription("event feed closed").asRuntimeException());
-      return;
-    }
-    int types = 0;
-    for (CacheEvent.Type t : request.getTypesList()) {
-      if (t != CacheEvent.Type.TYPE_UNSPECIFIED && t != CacheEvent.Type.UNRECOGNIZED) {
-        types |= 1 << t.getNumber();
-      }
-    }
-    if (request.getTypesCount() == 0) {
-      types = ALL_TYPES;
-    }
-    final EventSubscriber s =
-        new EventSubscriber(out, request.getModelId(), request.getTenantId(), types);
-    if (out instanceof ServerCallStreamObserver<CacheEvent> call) {
-      call.setOnCancelHandler(s::cancelled);
-      call.setOnReadyHandler(s::schedule);
-    }
-    eventSubscribers.add(s);
-    if (closed) {
-      s.end(Status.UNAVAILABLE.withDescription("event feed closed"));
-    }
+    events.subscribe(request, out);
   }
-
-  private void remove(final EventSubscriber s) {
-    eventSubscribers.remove(s);
-  }
-
-  /**
-   * One StreamCacheEvents call. The writer offers into {@link #queue}; drains run on the sender
-   * thread, never two at once ({@link #scheduled}); the stream is touched only by drains.
-   */
-  private final class EventSubscriber {
-    private final StreamObserver<CacheEvent> out;
-    private final ServerCallStreamObserver<CacheEvent> call; // null if not a server call
-    private final String model;
-    private final String tenant;
-    private final int types;
-    private final ManyToOneConcurrentArrayQueue<CacheEvent> queue;
-    private final AtomicBoolean scheduled = new AtomicBoolean();
-    private volatile Status endWith; // set once: overflow or close
-    private volatile boolean cancelled;
-    private boolean ended; // sender thread only
-
-    EventSubscriber(
-        final StreamObserver<CacheEvent> out,
-        final String model,
-        final String tenant,
-        final int types) {
-      this.out = out;
-      this.call = out instanceof ServerCallStreamObserver<CacheEvent> c ? c : null;
-      this.model = model;
-      this.tenant = tenant;
-      this.types = types;
-      this.queue = new ManyToOneConcurrentArrayQueue<>(eventBuffer);
-    }
-
-    boolean matches(final int typeBit, final String eventTenant, final String eventModel) {
-      return (types & typeBit) != 0
-          && (model.isEmpty() || model.equals(eventModel))
-          && (tenant.isEmpty() || tenant.equals(eventTenant));
-    }
-
-    /** Writer thread. */
-    void offer(final CacheEvent e) {
-      if (endWith != null || cancelled) {
-        return;
-      }
-      if (!queue.offer(e)) {
-        subscribersCutOff.incrementAndGet();
-        LOG.warn(
-            "event=stream_cache_events_cut_off buffer={} model=\"{}\" tenant=\"{}\": the"
-                + " subscriber fell behind",
-            queue.capacity(),
-            model,
-            tenant);
-        end(
-            Status.RESOURCE_EXHAUSTED.withDescription(
-                "StreamCacheEvents subscriber fell behind: its buffer of "
-                    + queue.capacity()
-                    + " events overflowed and later events were dropped; resubscribe and"
-                    + " resynchronise (e.g. GetCacheState)"));
-        return;
-      }
-      schedule();
-    }
-
-    /** Ends the stream with {@code status} (first caller wins) and unsubscribes. */
-    void end(final Status status) {
-      synchronized (this) {
-        if (endWith != null) {
-          return;
-        }
-        endWith = status;
-      }
-      remove(this);
-      schedule();
-    }
-
-    void cancelled() {
-      cancelled = true;
-      remove(this);
-    }
-
-    void schedule() {
-      if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
-        try {
-          sender.execute(this::drain);
-        } catch (RejectedExecutionException shutDown) {
-          scheduled.set(false);
-        }
-      }
-    }
-
-    private boolean ready() {
-      return call == null || call.isReady();
-    }
-
-    /** Sender thread. */
-    private void drain() {
-      try {
-        while (true) {
-          if (!ended && !cancelled) {
-            if (endWith != null) {
-              ended = true;
-              queue.clear();
-              out.onError(endWith.asRuntimeException());
-            } else {
-              CacheEvent e;
-              while (ready() && (e = queue.poll()) != null) {
-                out.onNext(e);
-                eventsSent.incrementAndGet();
-              }
-            }
-          }
-          scheduled.set(false);
-          final boolean more =
-              !ended && !cancelled && (endWith != null || (!queue.isEmpty() && ready()));
-          if (!more || !scheduled.compareAndSet(false, true)) {
-            return;
-          }
-        }
-      } catch (RuntimeException e) {
-        // The call went away under us (cancelled or closed): stop feeding it.
-        LOG.debug("event=stream_cache_events_send_failed reason=\"{}\"", String.valueOf(e));
-        ended = true;
-        cancelled = true;
-        remove(this);
-        scheduled.set(false);
-      }
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // StreamMetrics
 
   @Override
   public void subscribeMetrics(
       final StreamMetricsRequest request, final StreamObserver<Metric> out) {
-    if (closed) {
-      out.onError(Status.UNAVAILABLE.withDescription("metrics feed closed").asRuntimeException());
-      return;
-    }
-    final MetricSubscriber s = new MetricSubscriber(out, List.copyOf(request.getNamesList()));
-    if (out instanceof ServerCallStreamObserver<Metric> call) {
-      call.setOnCancelHandler(s::cancel);
-    }
-    metricSubscribers.add(s);
-    try {
-      s.future = sender.scheduleAtFixedRate(s::tick, 0, metricsIntervalNanos, TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException shutDown) {
-      metricSubscribers.remove(s);
-      out.onError(Status.UNAVAILABLE.withDescription("metrics feed closed").asRuntimeException());
-      return;
-    }
-    if (s.cancelled) {
-      s.future.cancel(false);
-    }
-  }
-
-  /** One StreamMetrics call; ticks run on the sender thread only. */
-  private final class MetricSubscriber {
-    private final StreamObserver<Metric> out;
-    private final ServerCallStreamObserver<Metric> call;
-    private final List<String> names;
-    private final Metric.Builder builder = Metric.newBuilder();
-    private volatile ScheduledFuture<?> future;
-    private volatile boolean cancelled;
-    private boolean ended;
-
-    MetricSubscriber(final StreamObserver<Metric> out, final List<String> names) {
-      this.out = out;
-      this.call = out instanceof ServerCallStreamObserver<Metric> c ? c : null;
-      this.names = names;
-    }
-
-    void cancel() {
-      cancelled = true;
-      metricSubscribers.remove(this);
-      final ScheduledFuture<?> f = future;
-      if (f != null) {
-        f.cancel(false);
-      }
-    }
-
-    private boolean selected(final MetricSample m) {
-      if (names.isEmpty()) {
-        return true;
-      }
-      for (String n : names) {
-        if (m.selectedBy(n)) {
-          return true;
-        }
-      }
-      return false;
-    }
-
-    void tick() {
-      if (cancelled || ended) {
-        return;
-      }
-      if (call != null && !call.isReady()) {
-        metricTicksSkipped.incrementAndGet();
-        return;
-      }
-      final List<MetricSample> samples;
-      try {
-        samples = metricSource.sample();
-      } catch (RuntimeException e) {
-        LOG.warn("event=metric_source_failed reason=\"{}\"", String.valueOf(e));
-        return;
-      }
-      final long ts = wallClockMicros.getAsLong();
-      try {
-        for (MetricSample m : samples) {
-          if (!selected(m)) {
-            continue;
-          }
-          builder
-              .clear()
-              .setName(m.name())
-              .setType(m.type().wire())
-              .putAllLabels(m.labels())
-              .setValue(m.value())
-              .setTimestampUs(ts);
-          out.onNext(builder.build());
-          metricsSent.incrementAndGet();
-        }
-      } catch (RuntimeException e) {
-        LOG.debug("event=stream_metrics_send_failed reason=\"{}\"", String.valueOf(e));
-        cancel();
-      }
-    }
-
-    /** Sender thread. */
-    void end(final Status status) {
-      if (ended || cancelled) {
-        return;
-      }
-      ended = true;
-      final ScheduledFuture<?> f = future;
-      if (f != null) {
-        f.cancel(false);
-      }
-      try {
-        out.onError(status.asRuntimeException());
-      } catch (RuntimeException ignored) {
-        // already gone
-      }
-    }
+    metrics.subscribe(request, out);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -499,17 +171,8 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
       closed = true;
     }
     final Status shutdown = Status.UNAVAILABLE.withDescription("server shutting down");
-    for (EventSubscriber s : eventSubscribers.snapshot()) {
-      s.end(shutdown);
-    }
-    for (MetricSubscriber s : metricSubscribers) {
-      try {
-        sender.execute(() -> s.end(shutdown));
-      } catch (RejectedExecutionException ignored) {
-        // already stopping
-      }
-    }
-    metricSubscribers.clear();
+    events.close(shutdown);
+    metrics.close(shutdown);
     sender.shutdown();
     try {
       if (!sender.awaitTermination(5, TimeUnit.SECONDS)) {
@@ -523,37 +186,37 @@ public final class IndexChangeFeed implements StreamingFeeds, IndexListener, Aut
 
   /** Current StreamCacheEvents subscribers. */
   public int eventSubscribers() {
-    return eventSubscribers.size();
+    return events.subscribers();
   }
 
   /** Current StreamMetrics subscribers. */
   public int metricSubscribers() {
-    return metricSubscribers.size();
+    return metrics.subscribers();
   }
 
   /** Events offered to subscriber buffers (one per matching subscriber). */
   public long eventsOffered() {
-    return eventsOffered.get();
+    return events.offered();
   }
 
   /** Events written to subscriber streams. */
   public long eventsSent() {
-    return eventsSent.get();
+    return events.sent();
   }
 
   /** Subscribers cut off with RESOURCE_EXHAUSTED because their buffer overflowed. */
   public long subscribersCutOff() {
-    return subscribersCutOff.get();
+    return events.cutOff();
   }
 
   /** Metric samples written to subscriber streams. */
   public long metricsSent() {
-    return metricsSent.get();
+    return metrics.sent();
   }
 
   /** Metric ticks skipped because the subscriber's stream was not ready. */
   public long metricTicksSkipped() {
-    return metricTicksSkipped.get();
+    return metrics.ticksSkipped();
   }
 
   /** Settings of an {@link IndexChangeFeed}; {@link #build()} validates them. Not thread-safe. */

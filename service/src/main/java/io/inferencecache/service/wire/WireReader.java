@@ -7,18 +7,18 @@ import org.agrona.DirectBuffer;
  * malformed input: every read reports failure through {@link #ok()}, so a parser can stop and
  * answer "bad input" instead of unwinding an exception on the hot path. Not thread-safe; reusable.
  */
-final class WireReader {
-  static final int VARINT = 0;
-  static final int I64 = 1;
-  static final int LEN = 2;
-  static final int I32 = 5;
+public final class WireReader {
+  public static final int VARINT = 0;
+  public static final int I64 = 1;
+  public static final int LEN = 2;
+  public static final int I32 = 5;
 
   DirectBuffer buf;
   int pos;
   int limit;
   boolean ok;
 
-  WireReader wrap(final DirectBuffer b, final int offset, final int length) {
+  public WireReader wrap(final DirectBuffer b, final int offset, final int length) {
     this.buf = b;
     this.pos = offset;
     this.limit = offset + length;
@@ -26,16 +26,21 @@ final class WireReader {
     return this;
   }
 
-  boolean ok() {
+  /** The read position: the next byte to read (an offset into the wrapped buffer). */
+  public int position() {
+    return pos;
+  }
+
+  public boolean ok() {
     return ok;
   }
 
-  boolean hasMore() {
+  public boolean hasMore() {
     return ok && pos < limit;
   }
 
   /** A varint as up to 64 bits; marks failure on truncation or overlong encoding. */
-  long varint() {
+  public long varint() {
     long result = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (pos >= limit) {
@@ -56,7 +61,7 @@ final class WireReader {
    * The next tag, or 0 at the end (or on failure). Tags are unsigned 32-bit: field numbers up to
    * 2^29-1 give tags above {@link Integer#MAX_VALUE}, returned as negative ints (use {@code >>>}).
    */
-  int tag() {
+  public int tag() {
     if (pos >= limit || !ok) {
       return 0;
     }
@@ -69,7 +74,7 @@ final class WireReader {
   }
 
   /** Length of a LEN field; the payload starts at {@link #pos}. Marks failure if it overruns. */
-  int length() {
+  public int length() {
     final long len = varint();
     if (!ok || len < 0 || len > limit - pos) {
       ok = false;
@@ -79,7 +84,7 @@ final class WireReader {
   }
 
   /** Skips a field of {@code wireType}; groups (3/4) and unknown types are malformed. */
-  void skip(final int wireType) {
+  public void skip(final int wireType) {
     switch (wireType) {
       case VARINT -> varint();
       case I64 -> advance(8);
@@ -89,7 +94,7 @@ final class WireReader {
     }
   }
 
-  void advance(final int n) {
+  public void advance(final int n) {
     if (!ok || n < 0 || n > limit - pos) {
       ok = false;
       return;

@@ -4,11 +4,21 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /** A minimal protobuf wire-format writer into a reusable, growable byte array. Not thread-safe. */
-final class WireWriter {
+public final class WireWriter {
   byte[] buf = new byte[512];
   int pos;
 
-  WireWriter reset() {
+  /** Bytes written so far. */
+  public int position() {
+    return pos;
+  }
+
+  /** The backing array, valid up to {@link #position()}; replaced when the writer grows. */
+  public byte[] array() {
+    return buf;
+  }
+
+  public WireWriter reset() {
     pos = 0;
     return this;
   }
@@ -19,7 +29,7 @@ final class WireWriter {
     }
   }
 
-  void varint(long v) {
+  public void varint(long v) {
     ensure(10);
     while ((v & ~0x7FL) != 0) {
       buf[pos++] = (byte) ((v & 0x7F) | 0x80);
@@ -28,7 +38,7 @@ final class WireWriter {
     buf[pos++] = (byte) v;
   }
 
-  static int varintSize(long v) {
+  public static int varintSize(long v) {
     int n = 1;
     while ((v & ~0x7FL) != 0) {
       n++;
@@ -37,11 +47,11 @@ final class WireWriter {
     return n;
   }
 
-  void tag(final int field, final int wireType) {
+  public void tag(final int field, final int wireType) {
     varint(((long) field << 3) | wireType);
   }
 
-  void fixed32(final int v) {
+  public void fixed32(final int v) {
     ensure(4);
     buf[pos++] = (byte) v;
     buf[pos++] = (byte) (v >>> 8);
@@ -49,14 +59,14 @@ final class WireWriter {
     buf[pos++] = (byte) (v >>> 24);
   }
 
-  void bytes(final byte[] b, final int off, final int len) {
+  public void bytes(final byte[] b, final int off, final int len) {
     ensure(len);
     System.arraycopy(b, off, buf, pos, len);
     pos += len;
   }
 
   /** A string field from UTF-8 bytes (skipped when empty, as proto3 does). */
-  void utf8Field(final int field, final byte[] utf8) {
+  public void utf8Field(final int field, final byte[] utf8) {
     if (utf8.length == 0) {
       return;
     }
@@ -66,7 +76,7 @@ final class WireWriter {
   }
 
   /** A string field from a constant String (reason codes are ASCII constants; small). */
-  void asciiField(final int field, final String s) {
+  public void asciiField(final int field, final String s) {
     if (s.isEmpty()) {
       return;
     }
@@ -78,7 +88,7 @@ final class WireWriter {
     }
   }
 
-  static byte[] utf8(final String s) {
+  public static byte[] utf8(final String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 }

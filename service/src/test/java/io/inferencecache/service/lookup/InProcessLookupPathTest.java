@@ -66,7 +66,7 @@ class InProcessLookupPathTest {
   void answersFromHeapAndDirectStreamsAndPoolsTheCalls() throws Exception {
     try (ServiceHarness h = ServiceHarness.defaults(true)) {
       h.report(Fixtures.chainUpdate("r-a", Fixtures.hashes(1, 8), 16));
-      final InProcessLookupPath path = InProcessLookupPath.of(h.service);
+      final InProcessLookupPath path = InProcessLookupPath.of(h.service.zeroCopy());
       final LookupRouteRequest req = Fixtures.chainRequest(Fixtures.hashes(1, 8), 16).build();
       final byte[] bytes = req.toByteArray();
       final LookupRouteResponse viaGrpc = h.stub.lookupRoute(req);
@@ -93,7 +93,8 @@ class InProcessLookupPathTest {
   void malformedRequestFailsOpen() throws Exception {
     try (ServiceHarness h = ServiceHarness.defaults(true)) {
       final ByteArrayOutputStream out = new ByteArrayOutputStream();
-      InProcessLookupPath.of(h.service).answer(new HeapStream(new byte[] {(byte) 0xFF}), out);
+      InProcessLookupPath.of(h.service.zeroCopy())
+          .answer(new HeapStream(new byte[] {(byte) 0xFF}), out);
       assertThat(LookupRouteResponse.parseFrom(out.toByteArray()).getReasonCode())
           .isEqualTo(ReasonCodes.NO_HINT);
     }

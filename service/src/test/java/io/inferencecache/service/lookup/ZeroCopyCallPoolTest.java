@@ -33,11 +33,11 @@ class ZeroCopyCallPoolTest {
   @Test
   void bothPathsShareOneWatchdogAndPoolTheirCalls() throws Exception {
     try (ServiceHarness h = new ServiceHarness(new ServiceHarness.Options())) {
-      assertThat(h.service.zeroCopy().watchdog()).isSameAs(h.service.watchdog());
+      assertThat(h.service.zeroCopy().watchdog()).isSameAs(h.service.lookupRoutes().watchdog());
       for (int i = 0; i < 50; i++) {
         h.service.lookupRoute(Fixtures.request().build(), new StreamRecorder());
       }
-      assertThat(h.service.protoTrackedCalls())
+      assertThat(h.service.lookupRoutes().protoTrackedCalls())
           .as("sequential protobuf-path calls reuse one pooled call")
           .isEqualTo(1);
     }

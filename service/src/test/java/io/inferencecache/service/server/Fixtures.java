@@ -15,20 +15,20 @@ import java.util.Arrays;
 import java.util.List;
 
 /** Builders for requests and updates shared by the service tests. */
-final class Fixtures {
-  static final String TENANT = "team-a";
-  static final String MODEL = "llama-3.1-8b";
-  static final String SCHEME = "vllm";
+public final class Fixtures {
+  public static final String TENANT = "team-a";
+  public static final String MODEL = "llama-3.1-8b";
+  public static final String SCHEME = "vllm";
 
   private Fixtures() {}
 
   /** An 8-byte hash distinct for each {@code i} (tag separates families of hashes). */
-  static ByteString hash(final int tag, final int i) {
+  public static ByteString hash(final int tag, final int i) {
     return ByteString.copyFrom(ByteBuffer.allocate(8).putInt(tag).putInt(i).array());
   }
 
   /** {@code n} hashes of family {@code tag}: hash(tag, 0..n-1). */
-  static List<ByteString> hashes(final int tag, final int n) {
+  public static List<ByteString> hashes(final int tag, final int n) {
     final List<ByteString> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       out.add(hash(tag, i));
@@ -37,7 +37,7 @@ final class Fixtures {
   }
 
   /** A chain entry: {@code hashes} with {@code countEach} tokens per block. */
-  static PrefixEntry.Builder chainEntry(final List<ByteString> hashes, final int countEach) {
+  public static PrefixEntry.Builder chainEntry(final List<ByteString> hashes, final int countEach) {
     final PrefixEntry.Builder e = PrefixEntry.newBuilder();
     for (ByteString h : hashes) {
       e.addBlockHashes(h).addBlockTokenCounts(countEach);
@@ -46,12 +46,12 @@ final class Fixtures {
   }
 
   /** A legacy single-hash entry. */
-  static PrefixEntry.Builder legacyEntry(final ByteString hash, final int tokens) {
+  public static PrefixEntry.Builder legacyEntry(final ByteString hash, final int tokens) {
     return PrefixEntry.newBuilder().setPrefixHash(hash).setTokenCount(tokens);
   }
 
   /** An update from {@code replica} in the default tenant, model and scheme. */
-  static CacheStateUpdate.Builder update(final String replica) {
+  public static CacheStateUpdate.Builder update(final String replica) {
     return CacheStateUpdate.newBuilder()
         .setReplicaId(replica)
         .setTenantId(TENANT)
@@ -60,24 +60,24 @@ final class Fixtures {
   }
 
   /** An update holding one chain. */
-  static CacheStateUpdate chainUpdate(
+  public static CacheStateUpdate chainUpdate(
       final String replica, final List<ByteString> hashes, final int countEach) {
     return update(replica).addPrefixes(chainEntry(hashes, countEach)).build();
   }
 
   /** An update holding one legacy key. */
-  static CacheStateUpdate legacyUpdate(
+  public static CacheStateUpdate legacyUpdate(
       final String replica, final ByteString hash, final int tokens) {
     return update(replica).addPrefixes(legacyEntry(hash, tokens)).build();
   }
 
   /** An update carrying only stats with {@code hitRate}. */
-  static CacheStateUpdate statsUpdate(final String replica, final float hitRate) {
+  public static CacheStateUpdate statsUpdate(final String replica, final float hitRate) {
     return update(replica).setStats(ReplicaStats.newBuilder().setHitRate(hitRate)).build();
   }
 
   /** A request in the default tenant, model and scheme. */
-  static LookupRouteRequest.Builder request() {
+  public static LookupRouteRequest.Builder request() {
     return LookupRouteRequest.newBuilder()
         .setTenantId(TENANT)
         .setModelId(MODEL)
@@ -85,7 +85,7 @@ final class Fixtures {
   }
 
   /** A request carrying {@code hashes} as its chain with {@code countEach} tokens per block. */
-  static LookupRouteRequest.Builder chainRequest(
+  public static LookupRouteRequest.Builder chainRequest(
       final List<ByteString> hashes, final int countEach) {
     final LookupRouteRequest.Builder b = request();
     for (ByteString h : hashes) {
@@ -95,7 +95,7 @@ final class Fixtures {
   }
 
   /** Tokens {@code from, from+1, ...} ({@code n} of them). */
-  static int[] tokens(final int from, final int n) {
+  public static int[] tokens(final int from, final int n) {
     final int[] t = new int[n];
     for (int i = 0; i < n; i++) {
       t[i] = from + i;
@@ -103,12 +103,12 @@ final class Fixtures {
     return t;
   }
 
-  static List<Integer> boxed(final int[] t) {
+  public static List<Integer> boxed(final int[] t) {
     return Arrays.stream(t).boxed().toList();
   }
 
   /** The fingerprint chain of {@code tokens} at {@code blockSize} (wire form). */
-  static List<ByteString> tokenChain(final int[] tokens, final int blockSize) {
+  public static List<ByteString> tokenChain(final int[] tokens, final int blockSize) {
     final List<ByteString> out = new ArrayList<>();
     for (long h : Fingerprint.prefixHashes(tokens, blockSize)) {
       out.add(ByteString.copyFrom(Fingerprint.toWire(h)));
@@ -116,7 +116,7 @@ final class Fixtures {
     return out;
   }
 
-  static PrefixEntry.Builder tier(final PrefixEntry.Builder e, final CacheTier t) {
+  public static PrefixEntry.Builder tier(final PrefixEntry.Builder e, final CacheTier t) {
     return e.setTier(t);
   }
 
@@ -125,7 +125,7 @@ final class Fixtures {
    * candidates sorted by unsigned bytes, SHA-256 of {@code u32be(len) ‖ hash} per block, first 8
    * bytes big-endian as an unsigned modulo.
    */
-  static String expectedAffinity(final List<ByteString> chain, final List<String> candidates)
+  public static String expectedAffinity(final List<ByteString> chain, final List<String> candidates)
       throws Exception {
     final MessageDigest sha = MessageDigest.getInstance("SHA-256");
     for (ByteString h : chain) {
@@ -136,8 +136,8 @@ final class Fixtures {
   }
 
   /** As {@link #expectedAffinity} for an exact prefix_hash seed. */
-  static String expectedAffinityExact(final ByteString prefixHash, final List<String> candidates)
-      throws Exception {
+  public static String expectedAffinityExact(
+      final ByteString prefixHash, final List<String> candidates) throws Exception {
     final MessageDigest sha = MessageDigest.getInstance("SHA-256");
     return pick(sha.digest(prefixHash.toByteArray()), candidates);
   }

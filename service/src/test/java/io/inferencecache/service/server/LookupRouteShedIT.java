@@ -11,7 +11,6 @@ import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
-import io.inferencecache.service.admission.HandlerQueue;
 import io.inferencecache.service.lookup.LookupRouteHandler;
 import io.inferencecache.service.lookup.RecordingLookupMetrics;
 import io.inferencecache.service.prompt.PromptTokenizer;

@@ -42,79 +42,79 @@ import java.util.function.LongSupplier;
  * answer sent by another thread (the deadline watchdog) reaches a client whose handler is still
  * blocked.
  */
-final class ServiceHarness implements AutoCloseable {
+public final class ServiceHarness implements AutoCloseable {
   /** Where the service runs and which LookupRoute path it binds. */
-  enum Transport {
+  public enum Transport {
     IN_PROCESS_ZERO_COPY,
     IN_PROCESS_PROTOBUF,
     NETTY_ZERO_COPY
   }
 
   /** Harness settings; every field has a default. */
-  static final class Options {
-    IndexConfig config = new IndexConfig().maxEntries(100_000);
-    PromptTokenizer tokenizer = PromptTokenizer.NONE;
-    int blockSize = 16;
-    LookupMetrics metrics = LookupMetrics.NOOP;
-    LongSupplier nanoTime = System::nanoTime;
-    Transport transport = Transport.IN_PROCESS_ZERO_COPY;
-    StreamingFeeds feeds;
-    final List<ServerInterceptor> interceptors = new ArrayList<>();
+  public static final class Options {
+    public IndexConfig config = new IndexConfig().maxEntries(100_000);
+    public PromptTokenizer tokenizer = PromptTokenizer.NONE;
+    public int blockSize = 16;
+    public LookupMetrics metrics = LookupMetrics.NOOP;
+    public LongSupplier nanoTime = System::nanoTime;
+    public Transport transport = Transport.IN_PROCESS_ZERO_COPY;
+    public StreamingFeeds feeds;
+    public final List<ServerInterceptor> interceptors = new ArrayList<>();
 
-    Options feeds(final StreamingFeeds f) {
+    public Options feeds(final StreamingFeeds f) {
       this.feeds = f;
       return this;
     }
 
-    Options config(final IndexConfig c) {
+    public Options config(final IndexConfig c) {
       this.config = c;
       return this;
     }
 
-    Options tokenizer(final PromptTokenizer t) {
+    public Options tokenizer(final PromptTokenizer t) {
       this.tokenizer = t;
       return this;
     }
 
-    Options blockSize(final int bs) {
+    public Options blockSize(final int bs) {
       this.blockSize = bs;
       return this;
     }
 
-    Options metrics(final LookupMetrics m) {
+    public Options metrics(final LookupMetrics m) {
       this.metrics = m;
       return this;
     }
 
-    Options nanoTime(final LongSupplier clock) {
+    public Options nanoTime(final LongSupplier clock) {
       this.nanoTime = clock;
       return this;
     }
 
-    Options transport(final Transport t) {
+    public Options transport(final Transport t) {
       this.transport = t;
       return this;
     }
 
-    Options intercept(final ServerInterceptor i) {
+    public Options intercept(final ServerInterceptor i) {
       interceptors.add(i);
       return this;
     }
   }
 
-  final Transport transport;
-  final CacheIndex index;
-  final LookupRouteHandler handler;
-  final InferenceCacheService service;
-  final ManagedChannel channel;
-  final InferenceCacheGrpc.InferenceCacheBlockingStub stub;
-  final InferenceCacheGrpc.InferenceCacheFutureStub futureStub;
-  final InferenceCacheGrpc.InferenceCacheStub asyncStub;
+  public final Transport transport;
+  public final CacheIndex index;
+  public final LookupRouteHandler handler;
+  public final InferenceCacheService service;
+  public final ManagedChannel channel;
+  public final InferenceCacheGrpc.InferenceCacheBlockingStub stub;
+  public final InferenceCacheGrpc.InferenceCacheFutureStub futureStub;
+  public final InferenceCacheGrpc.InferenceCacheStub asyncStub;
   private final Server server;
   private final GrpcServer grpcServer;
   private final ExecutorService executor;
 
-  ServiceHarness(
+  public ServiceHarness(
       final IndexConfig config,
       final PromptTokenizer tokenizer,
       final int blockSize,
@@ -132,7 +132,7 @@ final class ServiceHarness implements AutoCloseable {
             .transport(zeroCopy ? Transport.IN_PROCESS_ZERO_COPY : Transport.IN_PROCESS_PROTOBUF));
   }
 
-  ServiceHarness(final Options o) throws IOException {
+  public ServiceHarness(final Options o) throws IOException {
     transport = o.transport;
     index = CacheIndex.open(o.config);
     index.start();
@@ -188,19 +188,19 @@ final class ServiceHarness implements AutoCloseable {
     asyncStub = InferenceCacheGrpc.newStub(channel);
   }
 
-  static ServiceHarness defaults(final boolean zeroCopy) throws IOException {
+  public static ServiceHarness defaults(final boolean zeroCopy) throws IOException {
     return new ServiceHarness(
         new Options()
             .transport(zeroCopy ? Transport.IN_PROCESS_ZERO_COPY : Transport.IN_PROCESS_PROTOBUF));
   }
 
   /** Replaces the policy store with a v7 snapshot of {@code specs} (no tenant quotas). */
-  void policies(final PolicySpec... specs) {
+  public void policies(final PolicySpec... specs) {
     index.policyStore().replace(new PolicySnapshot(7, List.of(specs), List.of()));
   }
 
   /** Streams {@code updates} over ReportCacheState and waits for the Ack. */
-  void report(final CacheStateUpdate... updates) throws Exception {
+  public void report(final CacheStateUpdate... updates) throws Exception {
     final CompletableFuture<Ack> done = new CompletableFuture<>();
     final StreamObserver<CacheStateUpdate> in =
         asyncStub.reportCacheState(

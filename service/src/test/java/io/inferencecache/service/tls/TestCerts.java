@@ -38,7 +38,7 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * key encodings servers meet in practice (PKCS#8, PKCS#1 RSA, SEC1 EC). BouncyCastle builds the
  * certificate; the JDK's own providers make the keys and signatures.
  */
-final class TestCerts {
+public final class TestCerts {
   private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
 
   /**
@@ -48,14 +48,14 @@ final class TestCerts {
   private static final Map<String, KeyPair> KEYS = new ConcurrentHashMap<>();
 
   /** Key algorithms the tests use. */
-  enum Algorithm {
+  public enum Algorithm {
     RSA,
     EC,
     ED25519
   }
 
   /** Private key encodings in PEM. */
-  enum KeyFormat {
+  public enum KeyFormat {
     /** {@code PRIVATE KEY}. */
     PKCS8,
     /** {@code RSA PRIVATE KEY} (RSA only). */
@@ -65,15 +65,15 @@ final class TestCerts {
   }
 
   /** A certificate and its key. */
-  record Pair(X509Certificate cert, PrivateKey key) {
+  public record Pair(X509Certificate cert, PrivateKey key) {
     /** Writes both files (cert first), leaving the cert's mtime at {@code certMtime}. */
-    void write(
+    public void write(
         final Path certFile, final Path keyFile, final KeyFormat format, final Instant certMtime) {
       writeCert(certFile, certMtime);
       writeKey(keyFile, format);
     }
 
-    void writeCert(final Path certFile, final Instant mtime) {
+    public void writeCert(final Path certFile, final Instant mtime) {
       try {
         Files.writeString(
             certFile, pem("CERTIFICATE", cert.getEncoded()), StandardCharsets.US_ASCII);
@@ -85,7 +85,7 @@ final class TestCerts {
       }
     }
 
-    void writeKey(final Path keyFile, final KeyFormat format) {
+    public void writeKey(final Path keyFile, final KeyFormat format) {
       try {
         Files.writeString(keyFile, keyPem(key, format), StandardCharsets.US_ASCII);
       } catch (IOException e) {
@@ -97,11 +97,11 @@ final class TestCerts {
   private TestCerts() {}
 
   /** RSA 2048, CN and SAN {@code localhost}, SAN IP {@code 127.0.0.1}, valid for a day. */
-  static Pair selfSigned(final String commonName) {
+  public static Pair selfSigned(final String commonName) {
     return selfSigned(commonName, Algorithm.RSA);
   }
 
-  static Pair selfSigned(final String commonName, final Algorithm algorithm) {
+  public static Pair selfSigned(final String commonName, final Algorithm algorithm) {
     try {
       final KeyPair keys =
           KEYS.computeIfAbsent(algorithm + "/" + commonName, k -> newKeyPair(algorithm));
@@ -165,7 +165,7 @@ final class TestCerts {
     }
   }
 
-  static String keyPem(final PrivateKey key, final KeyFormat format) {
+  public static String keyPem(final PrivateKey key, final KeyFormat format) {
     try {
       final byte[] pkcs8 = key.getEncoded();
       switch (format) {
@@ -190,7 +190,7 @@ final class TestCerts {
     }
   }
 
-  static String pem(final String type, final byte[] der) {
+  public static String pem(final String type, final byte[] der) {
     return "-----BEGIN "
         + type
         + "-----\n"

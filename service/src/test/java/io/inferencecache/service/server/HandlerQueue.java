@@ -1,6 +1,4 @@
-package io.inferencecache.service.admission;
-
-import io.inferencecache.service.server.GrpcServer;
+package io.inferencecache.service.server;
 
 /** What tests outside this package may observe of a server's handler queue. */
 public final class HandlerQueue {
