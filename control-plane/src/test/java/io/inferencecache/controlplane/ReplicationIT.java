@@ -16,7 +16,7 @@ import io.inferencecache.replication.StreamSettings;
 import io.inferencecache.servelocal.ServeChild;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.index.PrefixRecord;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
+import io.inferencecache.subscriber.sink.SubscriberUpdate;
 import io.inferencecache.subscriber.sink.GrpcUpdateSink;
 import io.inferencecache.subscriber.sink.JetStreamUpdateSink;
 import java.nio.ByteBuffer;

@@ -13,7 +13,7 @@ import io.inferencecache.replication.StreamRecord;
 import io.inferencecache.servelocal.ServeChild;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.index.PrefixRecord;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
+import io.inferencecache.subscriber.sink.SubscriberUpdate;
 import io.inferencecache.subscriber.sink.JetStreamUpdateSink;
 import io.nats.client.Connection;
 import io.nats.client.Nats;

@@ -10,7 +10,7 @@ import io.inferencecache.subscriber.KvEventSubscriber;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.decode.StatsSample;
 import io.inferencecache.subscriber.fake.FakeEngine;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
+import io.inferencecache.subscriber.sink.SubscriberUpdate;
 import io.inferencecache.subscriber.sink.GrpcUpdateSink;
 import io.inferencecache.subscriber.sink.UpdateSink;
 import java.io.OutputStream;

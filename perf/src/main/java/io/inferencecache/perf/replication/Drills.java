@@ -11,7 +11,7 @@ import io.inferencecache.replication.StreamRecord;
 import io.inferencecache.servelocal.ServeChild;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.index.PrefixRecord;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
+import io.inferencecache.subscriber.sink.SubscriberUpdate;
 import io.inferencecache.subscriber.sink.JetStreamUpdateSink;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

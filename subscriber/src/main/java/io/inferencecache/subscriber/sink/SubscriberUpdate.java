@@ -1,4 +1,4 @@
-package io.inferencecache.subscriber.report;
+package io.inferencecache.subscriber.sink;
 
 import io.inferencecache.subscriber.index.PrefixRecord;
 import java.util.List;
@@ -25,6 +25,11 @@ public record SubscriberUpdate(
     String hashScheme,
     long timestampMicros,
     List<PrefixRecord> prefixes) {
+  /**
+   * Most prefixes one update carries: the reporter flushes at this many pending records, and a
+   * resync re-sends the positional index in updates of at most this many.
+   */
+  public static final int MAX_PREFIXES = 4096;
 
   /** Copies {@code prefixes} into an unmodifiable list. */
   public SubscriberUpdate {

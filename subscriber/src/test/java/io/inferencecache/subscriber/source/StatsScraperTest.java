@@ -1,4 +1,4 @@
-package io.inferencecache.subscriber.decode;
+package io.inferencecache.subscriber.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.inferencecache.subscriber.config.CacheTier;
 import io.inferencecache.subscriber.config.SubscriberConfig;
-import io.inferencecache.subscriber.source.ScrapeException;
+import io.inferencecache.subscriber.decode.ScrapeException;
+import io.inferencecache.subscriber.decode.StatsSample;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,4 +1,4 @@
-package io.inferencecache.subscriber.source;
+package io.inferencecache.subscriber.decode;
 
 /**
  * One stats scrape failed: the engine's {@code /metrics} could not be fetched, is not valid

@@ -1,4 +1,4 @@
-package io.inferencecache.subscriber.decode;
+package io.inferencecache.subscriber.source;
 
 import java.util.ArrayList;
 import java.util.List;

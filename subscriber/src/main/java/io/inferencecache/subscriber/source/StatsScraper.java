@@ -1,10 +1,10 @@
-package io.inferencecache.subscriber.decode;
+package io.inferencecache.subscriber.source;
 
 import io.inferencecache.subscriber.config.CacheTier;
 import io.inferencecache.subscriber.config.SubscriberConfig;
-import io.inferencecache.subscriber.source.HttpMetricsFetcher;
-import io.inferencecache.subscriber.source.MetricsFetcher;
-import io.inferencecache.subscriber.source.ScrapeException;
+import io.inferencecache.subscriber.decode.PrometheusTextParser;
+import io.inferencecache.subscriber.decode.ScrapeException;
+import io.inferencecache.subscriber.decode.StatsSample;
 import java.util.Map;
 import java.util.Objects;
 
