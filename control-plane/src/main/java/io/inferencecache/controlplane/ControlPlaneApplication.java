@@ -103,7 +103,7 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
     final PrometheusExposition exposition = new PrometheusExposition(registry);
     // StreamCacheEvents / StreamMetrics: every index change, and every inferencecache_* sample
     // of /metrics (the same collector output, so the two never disagree).
-    final io.inferencecache.service.feeds.IndexChangeFeed changeFeed =
+    final io.inferencecache.service.streams.IndexChangeFeed changeFeed =
         config.getFeeds().build(new PrometheusMetricSource(exposition));
     final IndexLifecycle index =
         new IndexLifecycle(

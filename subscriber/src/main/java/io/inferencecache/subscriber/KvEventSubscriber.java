@@ -1,7 +1,6 @@
 package io.inferencecache.subscriber;
 
 import io.inferencecache.subscriber.config.SubscriberConfig;
-import io.inferencecache.subscriber.decode.StatsScraper;
 import io.inferencecache.subscriber.http.SubscriberHttpServer;
 import io.inferencecache.subscriber.http.SubscriberMetrics;
 import io.inferencecache.subscriber.report.Reporter;
@@ -10,6 +9,7 @@ import io.inferencecache.subscriber.sink.GrpcUpdateSink;
 import io.inferencecache.subscriber.sink.JetStreamUpdateSink;
 import io.inferencecache.subscriber.sink.UpdateSink;
 import io.inferencecache.subscriber.source.ReceivedBatch;
+import io.inferencecache.subscriber.source.StatsScraper;
 import io.inferencecache.subscriber.source.ZmqEventSource;
 import io.prometheus.client.CollectorRegistry;
 import java.net.InetSocketAddress;

@@ -12,7 +12,7 @@
  * io.inferencecache.subscriber.sink.GrpcUpdateSink} to the server: one long-lived stream, bounded
  * buffering, resync after a loss). The stats path ({@link
  * io.inferencecache.subscriber.report.StatsReporter} over {@link
- * io.inferencecache.subscriber.decode.StatsScraper}) runs independently on its own cadence. {@link
+ * io.inferencecache.subscriber.source.StatsScraper}) runs independently on its own cadence. {@link
  * io.inferencecache.subscriber.KvEventSubscriber} wires the lot from a {@link
  * io.inferencecache.subscriber.config.SubscriberConfig}; {@link
  * io.inferencecache.subscriber.fake.FakeEngine} is a test publisher.

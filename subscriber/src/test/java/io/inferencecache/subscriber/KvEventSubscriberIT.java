@@ -6,12 +6,12 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import io.inferencecache.subscriber.config.SubscriberConfig;
+import io.inferencecache.subscriber.decode.ScrapeException;
 import io.inferencecache.subscriber.decode.StatsSample;
-import io.inferencecache.subscriber.decode.StatsScraperTest;
 import io.inferencecache.subscriber.fake.FakeEngine;
 import io.inferencecache.subscriber.report.RecordingSink;
 import io.inferencecache.subscriber.source.HttpMetricsFetcher;
-import io.inferencecache.subscriber.source.ScrapeException;
+import io.inferencecache.subscriber.source.StatsScraperTest;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;

@@ -8,7 +8,7 @@ import io.inferencecache.subscriber.fake.FakeEngine;
 import io.inferencecache.subscriber.index.PrefixRecord;
 import io.inferencecache.subscriber.report.RecordingSink;
 import io.inferencecache.subscriber.report.Reporter;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
+import io.inferencecache.subscriber.sink.SubscriberUpdate;
 import io.inferencecache.subscriber.source.ReceivedBatch;
 import io.inferencecache.subscriber.source.ZmqEventSource;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.inferencecache.controlplane.auth;
 
-import io.inferencecache.service.server.LogRateLimiter;
+import io.inferencecache.service.log.LogRateLimiter;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;

@@ -26,5 +26,5 @@ public record GrpcContext(
     TlsSettings tls,
     GrpcSettings grpc,
     EngineSettings engine,
-    io.inferencecache.service.feeds.IndexChangeFeed feed,
-    io.inferencecache.service.grpc.IngestForwarder forwarder) {}
+    io.inferencecache.service.streams.IndexChangeFeed feed,
+    io.inferencecache.service.ingest.IngestForwarder forwarder) {}

@@ -1,6 +1,6 @@
 package io.inferencecache.controlplane.core;
 
-import io.inferencecache.service.grpc.IngestRules;
+import io.inferencecache.service.ingest.IngestRules;
 
 /**
  * The gRPC server as the application sees it: started after the index is open, stopped (drained,

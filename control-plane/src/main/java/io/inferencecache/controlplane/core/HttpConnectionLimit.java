@@ -1,6 +1,6 @@
 package io.inferencecache.controlplane.core;
 
-import io.inferencecache.service.server.LogRateLimiter;
+import io.inferencecache.service.log.LogRateLimiter;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.eclipse.jetty.io.Connection;

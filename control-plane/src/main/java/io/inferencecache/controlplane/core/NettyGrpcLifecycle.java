@@ -1,14 +1,14 @@
 package io.inferencecache.controlplane.core;
 
 import io.inferencecache.engine.CacheIndex;
-import io.inferencecache.service.grpc.InferenceCacheService;
-import io.inferencecache.service.grpc.IngestRules;
-import io.inferencecache.service.lookup.HuggingFaceTokenizers;
+import io.inferencecache.service.ingest.IngestRules;
 import io.inferencecache.service.lookup.LookupMetrics;
 import io.inferencecache.service.lookup.LookupRouteHandler;
-import io.inferencecache.service.lookup.PromptTokenizer;
+import io.inferencecache.service.prompt.HuggingFaceTokenizers;
+import io.inferencecache.service.prompt.PromptTokenizer;
 import io.inferencecache.service.server.GrpcServer;
 import io.inferencecache.service.server.GrpcServerConfig;
+import io.inferencecache.service.server.InferenceCacheService;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.slf4j.Logger;

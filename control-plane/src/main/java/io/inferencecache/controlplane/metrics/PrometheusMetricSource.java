@@ -1,7 +1,7 @@
 package io.inferencecache.controlplane.metrics;
 
-import io.inferencecache.service.feeds.MetricSample;
-import io.inferencecache.service.feeds.MetricSource;
+import io.inferencecache.service.streams.MetricSample;
+import io.inferencecache.service.streams.MetricSource;
 import io.prometheus.client.Collector;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,7 +2,7 @@ package io.inferencecache.controlplane.metrics;
 
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
-import io.inferencecache.service.grpc.IngestRules;
+import io.inferencecache.service.ingest.IngestRules;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 

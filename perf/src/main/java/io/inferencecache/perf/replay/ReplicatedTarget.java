@@ -8,7 +8,7 @@ import io.inferencecache.replication.StreamPublisher;
 import io.inferencecache.replication.StreamReader;
 import io.inferencecache.replication.StreamRecord;
 import io.inferencecache.replication.StreamSettings;
-import io.inferencecache.service.grpc.IngestRules;
+import io.inferencecache.service.ingest.IngestRules;
 import io.inferencecache.service.replication.ReplicatedIngest;
 import java.time.Duration;
 import java.util.ArrayList;

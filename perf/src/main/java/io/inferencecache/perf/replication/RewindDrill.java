@@ -8,7 +8,7 @@ import io.inferencecache.perf.chaos.IngestLoad;
 import io.inferencecache.replication.ReplicationStream;
 import io.inferencecache.replication.StreamReader;
 import io.inferencecache.replication.StreamSettings;
-import io.inferencecache.service.grpc.IngestRules;
+import io.inferencecache.service.ingest.IngestRules;
 import io.inferencecache.service.replication.ReplicatedIngest;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

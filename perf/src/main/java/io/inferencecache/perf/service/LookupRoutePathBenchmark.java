@@ -6,8 +6,8 @@ import io.inferencecache.engine.RouteResult;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.proto.v1alpha1.ReplicaScore;
-import io.inferencecache.service.grpc.InProcessLookupPath;
-import io.inferencecache.service.grpc.ProtoLookupCodec;
+import io.inferencecache.service.lookup.InProcessLookupPath;
+import io.inferencecache.service.lookup.ProtoLookupCodec;
 import java.io.IOException;
 import java.util.Comparator;
 import java.util.List;
@@ -97,7 +97,7 @@ public class LookupRoutePathBenchmark {
             ? (int) Math.max(1, holderBlocks / ((long) ServiceFixture.BLOCKS * holders))
             : chains;
     fixture = ServiceFixture.build(shapeChains, holders, replicas);
-    zeroCopy = InProcessLookupPath.of(fixture.service);
+    zeroCopy = InProcessLookupPath.of(fixture.service.zeroCopy());
     requests = fixture.requests(REQUESTS, 42, maxReplicas);
     final int answered = maxReplicas > 0 ? Math.min(maxReplicas, holders) : holders;
     direct = new RequestStreams.Direct(requests);

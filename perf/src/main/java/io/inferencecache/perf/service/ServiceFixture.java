@@ -8,10 +8,10 @@ import io.inferencecache.perf.SyntheticChains;
 import io.inferencecache.perf.Workload;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
-import io.inferencecache.service.grpc.InferenceCacheService;
 import io.inferencecache.service.lookup.LookupMetrics;
 import io.inferencecache.service.lookup.LookupRouteHandler;
-import io.inferencecache.service.lookup.PromptTokenizer;
+import io.inferencecache.service.prompt.PromptTokenizer;
+import io.inferencecache.service.server.InferenceCacheService;
 import java.util.SplittableRandom;
 
 /**

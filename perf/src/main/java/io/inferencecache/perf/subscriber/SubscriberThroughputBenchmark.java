@@ -6,7 +6,7 @@ import io.inferencecache.subscriber.decode.EventBatchDecoder;
 import io.inferencecache.subscriber.decode.EventDecodeException;
 import io.inferencecache.subscriber.decode.StatsSample;
 import io.inferencecache.subscriber.report.Reporter;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
+import io.inferencecache.subscriber.sink.SubscriberUpdate;
 import io.inferencecache.subscriber.sink.UpdateSink;
 import java.io.IOException;
 import java.util.SplittableRandom;

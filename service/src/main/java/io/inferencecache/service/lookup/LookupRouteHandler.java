@@ -5,6 +5,7 @@ import io.inferencecache.engine.LookupRouter;
 import io.inferencecache.engine.RouteCall;
 import io.inferencecache.engine.RouteRequest;
 import io.inferencecache.engine.RouteResult;
+import io.inferencecache.service.prompt.PromptTokenizer;
 import java.util.function.LongSupplier;
 
 /**

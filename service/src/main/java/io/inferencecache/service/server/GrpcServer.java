@@ -2,7 +2,6 @@ package io.inferencecache.service.server;
 
 import io.grpc.BindableService;
 import io.grpc.Server;
-import io.grpc.ServerCall;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -10,6 +9,11 @@ import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.inferencecache.service.admission.AdmissionControl;
+import io.inferencecache.service.admission.ConnectionLimit;
+import io.inferencecache.service.admission.ShedResponder;
+import io.inferencecache.service.tls.ReloadingKeyManager;
+import io.inferencecache.service.tls.TlsConfigException;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -199,14 +203,18 @@ public final class GrpcServer implements AutoCloseable {
             .callExecutor(admission.callExecutor())
             .maxInboundMessageSize(config.maxInboundMessageSize())
             .maxInboundMetadataSize(config.maxInboundMetadataSize())
-            .keepAliveTime(nanos(config.keepAliveTime()), TimeUnit.NANOSECONDS)
-            .keepAliveTimeout(nanos(config.keepAliveTimeout()), TimeUnit.NANOSECONDS)
-            .permitKeepAliveTime(nanos(config.permitKeepAliveTime()), TimeUnit.NANOSECONDS)
+            .keepAliveTime(AdmissionControl.nanos(config.keepAliveTime()), TimeUnit.NANOSECONDS)
+            .keepAliveTimeout(
+                AdmissionControl.nanos(config.keepAliveTimeout()), TimeUnit.NANOSECONDS)
+            .permitKeepAliveTime(
+                AdmissionControl.nanos(config.permitKeepAliveTime()), TimeUnit.NANOSECONDS)
             .permitKeepAliveWithoutCalls(config.permitKeepAliveWithoutCalls())
             .maxConcurrentCallsPerConnection(config.maxConcurrentCallsPerConnection())
-            .handshakeTimeout(nanos(config.handshakeTimeout()), TimeUnit.NANOSECONDS);
+            .handshakeTimeout(
+                AdmissionControl.nanos(config.handshakeTimeout()), TimeUnit.NANOSECONDS);
     if (!config.maxConnectionIdle().isZero()) {
-      nb.maxConnectionIdle(nanos(config.maxConnectionIdle()), TimeUnit.NANOSECONDS);
+      nb.maxConnectionIdle(
+          AdmissionControl.nanos(config.maxConnectionIdle()), TimeUnit.NANOSECONDS);
     }
     if (sslContext != null) {
       nb.sslContext(sslContext);
@@ -366,7 +374,8 @@ public final class GrpcServer implements AutoCloseable {
     boolean interrupted = false;
     server.shutdown();
     try {
-      if (!server.awaitTermination(nanos(config.shutdownDrainTimeout()), TimeUnit.NANOSECONDS)) {
+      if (!server.awaitTermination(
+          AdmissionControl.nanos(config.shutdownDrainTimeout()), TimeUnit.NANOSECONDS)) {
         LOG.warn(
             "grpc drain timeout {} elapsed with calls in flight; cancelling them",
             config.shutdownDrainTimeout());
@@ -410,21 +419,6 @@ public final class GrpcServer implements AutoCloseable {
     LOG.info("graceful_shutdown_done");
   }
 
-  /**
-   * Answers a call the server sheds under overload, instead of {@code RESOURCE_EXHAUSTED}: a
-   * fail-open RPC (LookupRoute) answers its "no hint" response with status OK.
-   */
-  @FunctionalInterface
-  public interface ShedResponder {
-    /**
-     * Answers {@code call} (send headers, a message, and close) and returns true; or returns false
-     * to let the server refuse it with {@code RESOURCE_EXHAUSTED}. Runs on a transport thread (a
-     * call refused at admission) or a handler thread (one reached too late): must be quick and must
-     * not block.
-     */
-    boolean answer(ServerCall<?, ?> call);
-  }
-
   private static SocketAddress socketAddress(final BindAddress address) {
     return address.wildcard()
         ? new InetSocketAddress(address.port())
@@ -445,15 +439,6 @@ public final class GrpcServer implements AutoCloseable {
   @SuppressWarnings("deprecation") // v1alpha is deprecated upstream but still asked for by clients
   private static BindableService reflectionV1Alpha() {
     return io.grpc.protobuf.services.ProtoReflectionService.newInstance();
-  }
-
-  /** Duration to nanoseconds, saturating instead of overflowing. */
-  static long nanos(final Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException overflow) {
-      return Long.MAX_VALUE;
-    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.inferencecache.service.server;
 
+import io.inferencecache.service.tls.TlsConfigException;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,5 +1,6 @@
 package io.inferencecache.service.lookup;
 
+import io.inferencecache.service.prompt.PromptTokenizer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 

@@ -10,6 +10,7 @@ import io.inferencecache.engine.ReasonCodes;
 import io.inferencecache.engine.RouteCall;
 import io.inferencecache.engine.RouteRequest;
 import io.inferencecache.engine.RouteResult;
+import io.inferencecache.service.prompt.PromptTokenizer;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

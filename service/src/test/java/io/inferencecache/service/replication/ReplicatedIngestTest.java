@@ -12,7 +12,7 @@ import io.inferencecache.proto.v1alpha1.CacheEvent;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.PrefixEntry;
 import io.inferencecache.replication.StreamRecord;
-import io.inferencecache.service.grpc.IngestRules;
+import io.inferencecache.service.ingest.IngestRules;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

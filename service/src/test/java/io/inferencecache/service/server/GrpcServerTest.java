@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.grpc.protobuf.services.HealthStatusManager;
-import io.inferencecache.service.server.TestCerts.KeyFormat;
+import io.inferencecache.service.tls.TestCerts;
+import io.inferencecache.service.tls.TestCerts.KeyFormat;
+import io.inferencecache.service.tls.TlsConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

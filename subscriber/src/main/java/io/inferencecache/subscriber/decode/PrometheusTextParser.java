@@ -1,6 +1,5 @@
 package io.inferencecache.subscriber.decode;
 
-import io.inferencecache.subscriber.source.ScrapeException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,7 +1,6 @@
 package io.inferencecache.subscriber.index;
 
 import io.inferencecache.subscriber.config.SubscriberConfig;
-import io.inferencecache.subscriber.report.Reporter;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -22,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>The set of ids already warned about is capped at {@value #MAX_WARNED_IDS}; past it one more
- * line says further ids are not logged. Not thread-safe: owned by the {@link Reporter}'s thread
+ * line says further ids are not logged. Not thread-safe: owned by the {@code Reporter}'s thread
  * ({@link #dropped()} may be read from any thread).
  */
 public final class AdapterResolver {

@@ -2,7 +2,6 @@ package io.inferencecache.subscriber.index;
 
 import io.inferencecache.engine.fingerprint.Fingerprint;
 import io.inferencecache.subscriber.decode.KvEvent;
-import io.inferencecache.subscriber.report.Reporter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -41,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * a later child of that block starts a fresh root, and a later eviction of it is not forwarded (the
  * server's TTL ages the entry out).
  *
- * <p>Not thread-safe: owned by one thread (the {@link Reporter}'s).
+ * <p>Not thread-safe: owned by one thread (the {@code Reporter}'s).
  */
 public final class PositionalIndex {
   /** Default cap on remembered engine blocks. */

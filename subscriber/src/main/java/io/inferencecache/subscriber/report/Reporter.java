@@ -6,6 +6,7 @@ import io.inferencecache.subscriber.decode.KvEvent;
 import io.inferencecache.subscriber.index.AdapterResolver;
 import io.inferencecache.subscriber.index.PositionalIndex;
 import io.inferencecache.subscriber.index.PrefixRecord;
+import io.inferencecache.subscriber.sink.SubscriberUpdate;
 import io.inferencecache.subscriber.sink.UpdateSink;
 import io.inferencecache.subscriber.source.ReceivedBatch;
 import io.inferencecache.subscriber.source.SequenceTracker;
@@ -57,7 +58,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Reporter implements AutoCloseable {
   /** Pending records that force a flush before the window ends. */
-  public static final int MAX_PENDING = 4096;
+  public static final int MAX_PENDING = SubscriberUpdate.MAX_PREFIXES;
 
   /** Upper bound on draining the queue at shutdown, seconds. */
   public static final int DRAIN_SECONDS = 5;

@@ -1,10 +1,10 @@
 package io.inferencecache.subscriber.report;
 
+import io.inferencecache.subscriber.decode.ScrapeException;
 import io.inferencecache.subscriber.decode.StatsSample;
-import io.inferencecache.subscriber.decode.StatsScraper;
 import io.inferencecache.subscriber.sink.UpdateSink;
 import io.inferencecache.subscriber.source.HttpMetricsFetcher;
-import io.inferencecache.subscriber.source.ScrapeException;
+import io.inferencecache.subscriber.source.StatsScraper;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

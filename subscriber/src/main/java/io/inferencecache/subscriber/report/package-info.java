@@ -3,6 +3,6 @@
  * io.inferencecache.subscriber.report.Reporter}: adds batched per window, removals and clears in
  * order, L2 downgrades) and the stats path on its own cadence ({@link
  * io.inferencecache.subscriber.report.StatsReporter}); both hand {@link
- * io.inferencecache.subscriber.report.SubscriberUpdate}s to a sink.
+ * io.inferencecache.subscriber.sink.SubscriberUpdate}s to a sink.
  */
 package io.inferencecache.subscriber.report;

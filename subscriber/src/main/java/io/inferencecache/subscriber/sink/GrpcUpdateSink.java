@@ -5,8 +5,6 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.decode.StatsSample;
-import io.inferencecache.subscriber.report.Reporter;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -86,7 +84,7 @@ public final class GrpcUpdateSink implements UpdateSink, AutoCloseable {
   public static final Duration DRAIN_TIMEOUT_DEFAULT = Duration.ofSeconds(5);
 
   /** Entries per update when a resync re-sends the positional index. */
-  public static final int MAX_ENTRIES_PER_UPDATE = Reporter.MAX_PENDING;
+  public static final int MAX_ENTRIES_PER_UPDATE = SubscriberUpdate.MAX_PREFIXES;
 
   /** Entries sent on one stream before it is confirmed and a new one opened. */
   public static final int ROTATE_ENTRIES = 65_536;

@@ -8,7 +8,6 @@ import io.inferencecache.replication.StreamUnavailableException;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.decode.StatsSample;
 import io.inferencecache.subscriber.index.PrefixRecord;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

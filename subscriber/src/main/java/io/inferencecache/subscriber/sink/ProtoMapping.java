@@ -7,7 +7,6 @@ import io.inferencecache.proto.v1alpha1.PrefixEntry;
 import io.inferencecache.proto.v1alpha1.ReplicaStats;
 import io.inferencecache.subscriber.decode.StatsSample;
 import io.inferencecache.subscriber.index.PrefixRecord;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
 import java.util.List;
 
 /**

@@ -1,7 +1,5 @@
 package io.inferencecache.subscriber.sink;
 
-import io.inferencecache.subscriber.report.SubscriberUpdate;
-
 /** One queued delivery of the event path: a report, an eviction or a clear. */
 abstract sealed class SinkOp permits SinkOp.Report, SinkOp.Evict, SinkOp.Clear {
   /** Part of a resync: outside the buffer bounds. */

@@ -1,7 +1,6 @@
 package io.inferencecache.subscriber.sink;
 
 import io.inferencecache.subscriber.index.PrefixRecord;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

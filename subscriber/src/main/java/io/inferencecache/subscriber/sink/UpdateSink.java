@@ -1,7 +1,6 @@
 package io.inferencecache.subscriber.sink;
 
 import io.inferencecache.subscriber.decode.StatsSample;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
 
 /**
  * Where the subscriber delivers what it derived. The gRPC implementation ({@link GrpcUpdateSink})

@@ -1,5 +1,6 @@
 package io.inferencecache.subscriber.source;
 
+import io.inferencecache.subscriber.decode.ScrapeException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;

@@ -1,5 +1,7 @@
 package io.inferencecache.subscriber.source;
 
+import io.inferencecache.subscriber.decode.ScrapeException;
+
 /** Fetches the engine's Prometheus text exposition. Implementations must be thread-safe. */
 @FunctionalInterface
 public interface MetricsFetcher {

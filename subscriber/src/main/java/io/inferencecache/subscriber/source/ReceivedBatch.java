@@ -1,10 +1,9 @@
 package io.inferencecache.subscriber.source;
 
 import io.inferencecache.subscriber.decode.EventBatch;
-import io.inferencecache.subscriber.report.Reporter;
 
 /**
- * One item from the event source to the {@link Reporter}: a decoded batch, preceded by the sequence
+ * One item from the event source to the {@code Reporter}: a decoded batch, preceded by the sequence
  * discontinuity detected on its arrival (if any). A discontinuity detected on a batch that failed
  * to decode travels alone ({@code batch == null}), so the reporter still resynchronises in stream
  * order.

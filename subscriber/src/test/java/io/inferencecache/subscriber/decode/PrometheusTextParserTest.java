@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.inferencecache.subscriber.decode.PrometheusTextParser.Family;
 import io.inferencecache.subscriber.decode.PrometheusTextParser.Sample;
 import io.inferencecache.subscriber.decode.PrometheusTextParser.Type;
-import io.inferencecache.subscriber.source.ScrapeException;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;

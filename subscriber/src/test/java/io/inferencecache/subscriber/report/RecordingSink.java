@@ -2,6 +2,7 @@ package io.inferencecache.subscriber.report;
 
 import io.inferencecache.subscriber.decode.StatsSample;
 import io.inferencecache.subscriber.index.PrefixRecord;
+import io.inferencecache.subscriber.sink.SubscriberUpdate;
 import io.inferencecache.subscriber.sink.UpdateSink;
 import java.util.ArrayList;
 import java.util.HexFormat;

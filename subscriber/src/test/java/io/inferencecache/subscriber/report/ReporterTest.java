@@ -12,6 +12,7 @@ import io.inferencecache.subscriber.decode.KvEvent;
 import io.inferencecache.subscriber.index.AdapterResolver;
 import io.inferencecache.subscriber.index.PositionalIndex;
 import io.inferencecache.subscriber.index.PrefixRecord;
+import io.inferencecache.subscriber.sink.SubscriberUpdate;
 import io.inferencecache.subscriber.source.ReceivedBatch;
 import io.inferencecache.subscriber.source.SequenceTracker;
 import java.util.ArrayList;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.inferencecache.subscriber.decode.StatsSample;
 import io.inferencecache.subscriber.index.PrefixRecord;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

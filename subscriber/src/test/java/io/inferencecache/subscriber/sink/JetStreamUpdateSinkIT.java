@@ -14,7 +14,6 @@ import io.inferencecache.replication.StreamUnavailableException;
 import io.inferencecache.subscriber.config.SubscriberConfig;
 import io.inferencecache.subscriber.decode.StatsSample;
 import io.inferencecache.subscriber.index.PrefixRecord;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;

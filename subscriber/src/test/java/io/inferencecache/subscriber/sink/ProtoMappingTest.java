@@ -10,7 +10,6 @@ import io.inferencecache.proto.v1alpha1.CacheTier;
 import io.inferencecache.proto.v1alpha1.PrefixEntry;
 import io.inferencecache.subscriber.decode.StatsSample;
 import io.inferencecache.subscriber.index.PrefixRecord;
-import io.inferencecache.subscriber.report.SubscriberUpdate;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
