@@ -1,7 +1,7 @@
 package io.inferencecache.controlplane;
 
 import io.inferencecache.controlplane.cli.InferenceCacheCli;
-import io.inferencecache.controlplane.core.LogConfigurer;
+import io.inferencecache.controlplane.server.core.LogConfigurer;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 

@@ -3,8 +3,8 @@ package io.inferencecache.controlplane;
 import static io.inferencecache.controlplane.support.Http.call;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.inferencecache.controlplane.auth.BearerAuthenticator;
-import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.server.auth.BearerAuthenticator;
+import io.inferencecache.controlplane.server.config.ServeOverrides;
 import io.inferencecache.controlplane.support.FakeApiServer;
 import io.inferencecache.controlplane.support.Http;
 import io.inferencecache.controlplane.support.LogCapture;

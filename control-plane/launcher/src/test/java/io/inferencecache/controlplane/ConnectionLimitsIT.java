@@ -10,7 +10,7 @@ import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.NettyChannelBuilder;
-import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.server.config.ServeOverrides;
 import io.inferencecache.controlplane.support.PromText;
 import io.inferencecache.controlplane.support.TestServer;
 import java.io.IOException;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
-import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.server.config.ServeOverrides;
 import io.inferencecache.controlplane.support.CacheStateReports;
 import io.inferencecache.controlplane.support.Http;
 import io.inferencecache.controlplane.support.KubeFixture;

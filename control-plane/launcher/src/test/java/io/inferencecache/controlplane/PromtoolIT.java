@@ -4,7 +4,7 @@ import static io.inferencecache.controlplane.support.Http.call;
 import static io.inferencecache.controlplane.support.Http.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.server.config.ServeOverrides;
 import io.inferencecache.controlplane.support.Executables;
 import io.inferencecache.controlplane.support.TestServer;
 import java.io.OutputStream;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.server.config.ServeOverrides;
 import io.inferencecache.controlplane.support.PromText;
 import io.inferencecache.controlplane.support.TestServer;
 import io.inferencecache.engine.CacheIndex;

@@ -9,7 +9,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
-import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.server.config.ServeOverrides;
 import io.inferencecache.controlplane.support.CacheStateReports;
 import io.inferencecache.controlplane.support.FakeApiServer;
 import io.inferencecache.controlplane.support.PromText;

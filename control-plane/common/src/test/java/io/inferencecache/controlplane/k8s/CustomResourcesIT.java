@@ -7,7 +7,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
-import io.inferencecache.controlplane.k8s.model.CacheIndex;
+import io.inferencecache.controlplane.k8s.model.CacheIndexResource;
 import io.inferencecache.controlplane.k8s.model.CacheTenant;
 import io.inferencecache.controlplane.k8s.model.ConditionedStatus;
 import io.inferencecache.controlplane.k8s.model.CrdKind;
@@ -211,22 +211,22 @@ class CustomResourcesIT {
             .message("checked by the round-trip test")
             .observedGeneration(1L)
             .lastTransitionTime(now);
-    if (object instanceof CacheIndex) {
-      CacheIndex.Status s = new CacheIndex.Status();
-      CacheIndex.Replica replica = new CacheIndex.Replica();
+    if (object instanceof CacheIndexResource) {
+      CacheIndexResource.Status s = new CacheIndexResource.Status();
+      CacheIndexResource.Replica replica = new CacheIndexResource.Replica();
       replica.id = "engine-0";
       replica.cacheMemoryBytes = 1L << 30;
       replica.hitRate = "0.5";
       replica.lastUpdate = now;
       // A named tenant: the untenanted bucket (id "") reaches the 1.20 test server as null and is
       // refused (422 "must be of type string"); the mirror's own tests cover that row.
-      CacheIndex.Tenant untenanted = new CacheIndex.Tenant();
+      CacheIndexResource.Tenant untenanted = new CacheIndexResource.Tenant();
       untenanted.id = "team-a";
       untenanted.indexEntries = 7L;
       s.replicas = List.of(replica);
       s.tenants = List.of(untenanted);
-      s.prefixes = new CacheIndex.Prefixes();
-      s.prefixes.summary = new CacheIndex.PrefixSummary();
+      s.prefixes = new CacheIndexResource.Prefixes();
+      s.prefixes.summary = new CacheIndexResource.PrefixSummary();
       s.prefixes.summary.total = 7;
       s.observedServer = "http://inference-cache-server:8081/snapshot";
       s.lastUpdated = now;

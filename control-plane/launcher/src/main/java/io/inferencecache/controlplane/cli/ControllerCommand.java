@@ -2,13 +2,13 @@ package io.inferencecache.controlplane.cli;
 
 import com.codahale.metrics.MetricRegistry;
 import io.dropwizard.logging.common.DefaultLoggingFactory;
-import io.inferencecache.controlplane.config.LogSettings;
 import io.inferencecache.controlplane.controller.ControllerListeners;
 import io.inferencecache.controlplane.controller.ControllerMetrics;
 import io.inferencecache.controlplane.controller.ControllerOptions;
 import io.inferencecache.controlplane.controller.ControllerRuntime;
-import io.inferencecache.controlplane.core.LogConfigurer;
-import io.inferencecache.controlplane.core.StartupException;
+import io.inferencecache.controlplane.server.config.LogSettings;
+import io.inferencecache.controlplane.server.core.LogConfigurer;
+import io.inferencecache.controlplane.server.core.StartupException;
 import io.inferencecache.controlplane.webhook.WebhookServer;
 import io.inferencecache.controlplane.webhook.Webhooks;
 import io.inferencecache.subscriber.config.GoDuration;

@@ -1,6 +1,6 @@
 package io.inferencecache.controlplane.cli;
 
-import io.inferencecache.controlplane.core.LogConfigurer;
+import io.inferencecache.controlplane.server.core.LogConfigurer;
 import io.inferencecache.subscriber.fake.FakeEngine;
 import java.io.PrintWriter;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.inferencecache.controlplane.cli;
 
-import io.inferencecache.controlplane.core.StartupException;
+import io.inferencecache.controlplane.server.core.StartupException;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -1,12 +1,12 @@
 package io.inferencecache.controlplane.cli;
 
-import io.inferencecache.controlplane.ControlPlaneApplication;
-import io.inferencecache.controlplane.ServeLauncher;
-import io.inferencecache.controlplane.config.LogSettings;
-import io.inferencecache.controlplane.config.ServeOverrides;
-import io.inferencecache.controlplane.core.GrpcLifecycleFactory;
-import io.inferencecache.controlplane.core.NettyGrpcLifecycle;
-import io.inferencecache.controlplane.core.StartupException;
+import io.inferencecache.controlplane.server.ControlPlaneApplication;
+import io.inferencecache.controlplane.server.ServeLauncher;
+import io.inferencecache.controlplane.server.config.LogSettings;
+import io.inferencecache.controlplane.server.config.ServeOverrides;
+import io.inferencecache.controlplane.server.core.GrpcLifecycleFactory;
+import io.inferencecache.controlplane.server.core.NettyGrpcLifecycle;
+import io.inferencecache.controlplane.server.core.StartupException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -1,7 +1,7 @@
 package io.inferencecache.controlplane.cli;
 
-import io.inferencecache.controlplane.core.LogConfigurer;
-import io.inferencecache.controlplane.core.StartupException;
+import io.inferencecache.controlplane.server.core.LogConfigurer;
+import io.inferencecache.controlplane.server.core.StartupException;
 import io.inferencecache.subscriber.KvEventSubscriber;
 import io.inferencecache.subscriber.config.InvalidConfigException;
 import io.inferencecache.subscriber.config.SubscriberConfig;

@@ -3,7 +3,7 @@ package io.inferencecache.controlplane.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.util.JsonFormat;
-import io.inferencecache.controlplane.config.ServeOverrides;
+import io.inferencecache.controlplane.server.config.ServeOverrides;
 import io.inferencecache.controlplane.support.TestServer;
 import io.inferencecache.controlplane.webhook.WebhookCerts;
 import io.inferencecache.proto.v1alpha1.CacheTier;

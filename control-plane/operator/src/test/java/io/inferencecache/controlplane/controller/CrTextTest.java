@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.gson.JsonObject;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
-import io.inferencecache.controlplane.k8s.model.CacheIndex;
+import io.inferencecache.controlplane.k8s.model.CacheIndexResource;
 import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.models.V1Condition;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
@@ -82,7 +82,7 @@ class CrTextTest {
     assertThat(CrText.tree(cr).getAsJsonObject().get("apiVersion").getAsString())
         .isEqualTo("inferencecache.io/v1alpha1");
 
-    final CacheIndex.Status index = new CacheIndex.Status();
+    final CacheIndexResource.Status index = new CacheIndexResource.Status();
     index.lastUpdated = t;
     assertThat(CrText.tree(index).getAsJsonObject().get("lastUpdated").getAsString())
         .isEqualTo("2026-12-05T23:44:39Z");

@@ -1,14 +1,14 @@
-package io.inferencecache.controlplane;
+package io.inferencecache.controlplane.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.dropwizard.configuration.ConfigurationException;
 import io.dropwizard.core.setup.Bootstrap;
-import io.inferencecache.controlplane.config.ServeOverrides;
-import io.inferencecache.controlplane.core.Listeners;
-import io.inferencecache.controlplane.core.StartupChecks;
-import io.inferencecache.controlplane.core.StartupException;
+import io.inferencecache.controlplane.server.config.ServeOverrides;
+import io.inferencecache.controlplane.server.core.Listeners;
+import io.inferencecache.controlplane.server.core.StartupChecks;
+import io.inferencecache.controlplane.server.core.StartupException;
 import io.inferencecache.engine.IndexListener;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package io.inferencecache.controlplane.support;
 
-import io.inferencecache.controlplane.ControlPlaneApplication;
-import io.inferencecache.controlplane.ServeLauncher;
-import io.inferencecache.controlplane.config.ServeOverrides;
-import io.inferencecache.controlplane.core.ListenerConnectorFactory;
-import io.inferencecache.controlplane.core.NettyGrpcLifecycle;
+import io.inferencecache.controlplane.server.ControlPlaneApplication;
+import io.inferencecache.controlplane.server.ServeLauncher;
+import io.inferencecache.controlplane.server.config.ServeOverrides;
+import io.inferencecache.controlplane.server.core.ListenerConnectorFactory;
+import io.inferencecache.controlplane.server.core.NettyGrpcLifecycle;
 import io.inferencecache.engine.CacheIndex;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

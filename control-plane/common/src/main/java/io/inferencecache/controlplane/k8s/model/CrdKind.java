@@ -27,7 +27,7 @@ public record CrdKind<O extends CustomResource<?, ?>, L extends CustomResourceLi
         CacheBackend.CRD,
         CachePolicy.CRD,
         CacheTenant.CRD,
-        CacheIndex.CRD,
+        CacheIndexResource.CRD,
         PromptTemplate.CRD,
         PDTopology.CRD);
   }

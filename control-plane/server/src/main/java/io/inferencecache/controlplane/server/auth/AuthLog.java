@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.auth;
+package io.inferencecache.controlplane.server.auth;
 
 import io.inferencecache.service.server.LogRateLimiter;
 import java.util.concurrent.TimeUnit;

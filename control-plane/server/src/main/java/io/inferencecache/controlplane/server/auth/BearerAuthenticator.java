@@ -1,6 +1,6 @@
-package io.inferencecache.controlplane.auth;
+package io.inferencecache.controlplane.server.auth;
 
-import io.inferencecache.controlplane.metrics.AuthMetrics;
+import io.inferencecache.controlplane.server.metrics.AuthMetrics;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.concurrent.Semaphore;

@@ -1,6 +1,6 @@
-package io.inferencecache.controlplane.auth;
+package io.inferencecache.controlplane.server.auth;
 
-import io.inferencecache.controlplane.config.KubernetesSettings;
+import io.inferencecache.controlplane.server.config.KubernetesSettings;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;

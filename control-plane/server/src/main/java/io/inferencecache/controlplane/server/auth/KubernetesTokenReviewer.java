@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.auth;
+package io.inferencecache.controlplane.server.auth;
 
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;

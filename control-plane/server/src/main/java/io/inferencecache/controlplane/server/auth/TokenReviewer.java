@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.auth;
+package io.inferencecache.controlplane.server.auth;
 
 import java.io.IOException;
 

@@ -1,9 +1,9 @@
-package io.inferencecache.controlplane.config;
+package io.inferencecache.controlplane.server.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
-import io.inferencecache.controlplane.auth.AuthLog;
+import io.inferencecache.controlplane.server.auth.AuthLog;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;

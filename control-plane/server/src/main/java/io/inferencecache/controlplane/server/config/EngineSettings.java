@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.config;
+package io.inferencecache.controlplane.server.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import jakarta.validation.constraints.NotNull;

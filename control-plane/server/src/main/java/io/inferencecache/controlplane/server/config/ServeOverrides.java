@@ -1,6 +1,6 @@
-package io.inferencecache.controlplane.config;
+package io.inferencecache.controlplane.server.config;
 
-import io.inferencecache.controlplane.ControlPlaneConfiguration;
+import io.inferencecache.controlplane.server.ControlPlaneConfiguration;
 
 /**
  * The {@code serve} flags that were given on the command line ({@code null} = not given, the

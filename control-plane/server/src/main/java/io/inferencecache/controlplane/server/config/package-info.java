@@ -1,2 +1,2 @@
 /** Sections of the YAML configuration; every {@code serve} flag has a key here. */
-package io.inferencecache.controlplane.config;
+package io.inferencecache.controlplane.server.config;

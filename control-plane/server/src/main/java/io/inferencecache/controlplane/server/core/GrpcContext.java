@@ -1,9 +1,9 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
-import io.inferencecache.controlplane.config.EngineSettings;
-import io.inferencecache.controlplane.config.GrpcSettings;
-import io.inferencecache.controlplane.config.TlsSettings;
-import io.inferencecache.controlplane.metrics.RouteMetrics;
+import io.inferencecache.controlplane.server.config.EngineSettings;
+import io.inferencecache.controlplane.server.config.GrpcSettings;
+import io.inferencecache.controlplane.server.config.TlsSettings;
+import io.inferencecache.controlplane.server.metrics.RouteMetrics;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.service.server.BindAddress;
 

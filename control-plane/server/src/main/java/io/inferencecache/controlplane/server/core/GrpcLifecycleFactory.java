@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
 /** Builds the gRPC server for an open index (called once, at start). */
 @FunctionalInterface

@@ -1,7 +1,7 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
 import io.dropwizard.lifecycle.Managed;
-import io.inferencecache.controlplane.metrics.ServerMetrics;
+import io.inferencecache.controlplane.server.metrics.ServerMetrics;
 import java.util.function.Function;
 import java.util.function.Supplier;
 

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
 import io.inferencecache.service.server.LogRateLimiter;
 import java.util.concurrent.atomic.AtomicInteger;

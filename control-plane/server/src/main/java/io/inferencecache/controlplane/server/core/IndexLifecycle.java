@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
 import io.dropwizard.lifecycle.Managed;
 import io.inferencecache.engine.CacheIndex;

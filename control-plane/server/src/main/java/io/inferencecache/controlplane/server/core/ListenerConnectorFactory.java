@@ -1,8 +1,8 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
 import com.codahale.metrics.MetricRegistry;
 import io.dropwizard.jetty.HttpConnectorFactory;
-import io.inferencecache.controlplane.config.ListenerSettings;
+import io.inferencecache.controlplane.server.config.ListenerSettings;
 import io.inferencecache.service.server.BindAddress;
 import org.eclipse.jetty.server.AbstractConnector;
 import org.eclipse.jetty.server.Connector;

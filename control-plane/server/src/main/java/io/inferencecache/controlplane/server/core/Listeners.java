@@ -1,10 +1,10 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
 import io.dropwizard.core.server.DefaultServerFactory;
 import io.dropwizard.core.server.ServerFactory;
 import io.dropwizard.jetty.ConnectorFactory;
 import io.dropwizard.jetty.HttpConnectorFactory;
-import io.inferencecache.controlplane.config.ListenerSettings;
+import io.inferencecache.controlplane.server.config.ListenerSettings;
 import io.inferencecache.service.server.BindAddress;
 import io.inferencecache.service.server.GrpcServerConfig;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -12,7 +12,7 @@ import io.dropwizard.logging.common.DefaultLoggingFactory;
 import io.dropwizard.logging.common.LoggingFactory;
 import io.dropwizard.logging.common.LoggingUtil;
 import io.dropwizard.logging.json.EventJsonLayoutBaseFactory;
-import io.inferencecache.controlplane.config.LogSettings;
+import io.inferencecache.controlplane.server.config.LogSettings;
 import java.util.Map;
 import org.slf4j.LoggerFactory;
 

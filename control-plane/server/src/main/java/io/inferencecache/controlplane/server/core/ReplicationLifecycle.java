@@ -1,7 +1,7 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
 import io.dropwizard.lifecycle.Managed;
-import io.inferencecache.controlplane.config.ReplicationSettings;
+import io.inferencecache.controlplane.server.config.ReplicationSettings;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.replication.ReplicationStream;
 import io.inferencecache.replication.StreamPublisher;

@@ -1,6 +1,6 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
-import io.inferencecache.controlplane.metrics.ServerMetrics;
+import io.inferencecache.controlplane.server.metrics.ServerMetrics;
 import java.util.ArrayList;
 import java.util.List;
 import org.eclipse.jetty.server.Connector;

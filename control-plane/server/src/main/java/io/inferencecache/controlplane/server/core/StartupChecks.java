@@ -1,7 +1,7 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
-import io.inferencecache.controlplane.config.AuthSettings;
-import io.inferencecache.controlplane.config.TlsSettings;
+import io.inferencecache.controlplane.server.config.AuthSettings;
+import io.inferencecache.controlplane.server.config.TlsSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

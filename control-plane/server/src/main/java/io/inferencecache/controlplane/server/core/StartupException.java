@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.core;
+package io.inferencecache.controlplane.server.core;
 
 /** A start-up failure with the process exit code it maps to (2 = usage/config, 1 = runtime). */
 public final class StartupException extends RuntimeException {

@@ -1,7 +1,7 @@
-package io.inferencecache.controlplane.health;
+package io.inferencecache.controlplane.server.health;
 
 import com.codahale.metrics.health.HealthCheck;
-import io.inferencecache.controlplane.core.Readiness;
+import io.inferencecache.controlplane.server.core.Readiness;
 
 /** Dropwizard's view of {@code /readyz} (shown on the admin connector when one is configured). */
 public final class ReadinessHealthCheck extends HealthCheck {

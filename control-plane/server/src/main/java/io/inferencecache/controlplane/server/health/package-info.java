@@ -1,2 +1,2 @@
 /** Dropwizard health checks. */
-package io.inferencecache.controlplane.health;
+package io.inferencecache.controlplane.server.health;

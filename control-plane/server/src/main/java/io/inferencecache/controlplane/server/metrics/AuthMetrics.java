@@ -1,7 +1,8 @@
-package io.inferencecache.controlplane.metrics;
+package io.inferencecache.controlplane.server.metrics;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
+import io.inferencecache.controlplane.metrics.MetricFamily;
 import java.util.EnumMap;
 import java.util.Map;
 

@@ -1,5 +1,7 @@
-package io.inferencecache.controlplane.metrics;
+package io.inferencecache.controlplane.server.metrics;
 
+import io.inferencecache.controlplane.metrics.InferenceCacheCollector;
+import io.inferencecache.controlplane.metrics.PrometheusExposition;
 import io.inferencecache.service.feeds.MetricSample;
 import io.inferencecache.service.feeds.MetricSource;
 import io.prometheus.client.Collector;

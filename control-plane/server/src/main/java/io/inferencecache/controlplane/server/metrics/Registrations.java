@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.metrics;
+package io.inferencecache.controlplane.server.metrics;
 
 import com.codahale.metrics.Metric;
 import com.codahale.metrics.MetricRegistry;

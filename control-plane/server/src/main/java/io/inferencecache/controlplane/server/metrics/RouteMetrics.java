@@ -1,7 +1,9 @@
-package io.inferencecache.controlplane.metrics;
+package io.inferencecache.controlplane.server.metrics;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
+import io.inferencecache.controlplane.metrics.BucketedHistogram;
+import io.inferencecache.controlplane.metrics.MetricFamily;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 

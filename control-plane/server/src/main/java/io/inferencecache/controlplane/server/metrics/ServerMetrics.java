@@ -1,7 +1,8 @@
-package io.inferencecache.controlplane.metrics;
+package io.inferencecache.controlplane.server.metrics;
 
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
+import io.inferencecache.controlplane.metrics.MetricFamily;
 import io.inferencecache.service.grpc.IngestRules;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;

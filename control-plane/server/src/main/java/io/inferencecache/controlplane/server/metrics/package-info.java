@@ -4,4 +4,4 @@
  * io.inferencecache.controlplane.metrics.InferenceCacheCollector} (own series) and the standard
  * Dropwizard bridge (everything else).
  */
-package io.inferencecache.controlplane.metrics;
+package io.inferencecache.controlplane.server.metrics;

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.probe;
+package io.inferencecache.controlplane.server.probe;
 
 import io.inferencecache.controlplane.api.ProbeRequest;
 import io.inferencecache.controlplane.api.ProbeResult;

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.probe;
+package io.inferencecache.controlplane.server.probe;
 
 /**
  * Stage C of a probe: a put/get cycle against the backend's T2 tier. Upstream wires none, so the

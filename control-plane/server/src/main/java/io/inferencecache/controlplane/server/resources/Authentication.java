@@ -1,6 +1,6 @@
-package io.inferencecache.controlplane.resources;
+package io.inferencecache.controlplane.server.resources;
 
-import io.inferencecache.controlplane.auth.BearerAuthenticator;
+import io.inferencecache.controlplane.server.auth.BearerAuthenticator;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;

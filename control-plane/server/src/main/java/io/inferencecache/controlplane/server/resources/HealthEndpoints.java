@@ -1,6 +1,6 @@
-package io.inferencecache.controlplane.resources;
+package io.inferencecache.controlplane.server.resources;
 
-import io.inferencecache.controlplane.core.Readiness;
+import io.inferencecache.controlplane.server.core.Readiness;
 import jakarta.servlet.http.HttpServletResponse;
 
 /**

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.resources;
+package io.inferencecache.controlplane.server.resources;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,6 +1,6 @@
-package io.inferencecache.controlplane.resources;
+package io.inferencecache.controlplane.server.resources;
 
-import io.inferencecache.controlplane.core.ListenerConnectorFactory;
+import io.inferencecache.controlplane.server.core.ListenerConnectorFactory;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.resources;
+package io.inferencecache.controlplane.server.resources;
 
 import io.inferencecache.controlplane.metrics.PrometheusExposition;
 import jakarta.servlet.http.HttpServletRequest;

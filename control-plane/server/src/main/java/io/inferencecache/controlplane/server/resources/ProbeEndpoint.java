@@ -1,8 +1,8 @@
-package io.inferencecache.controlplane.resources;
+package io.inferencecache.controlplane.server.resources;
 
 import io.inferencecache.controlplane.api.JsonDecodeException;
 import io.inferencecache.controlplane.api.ProbeRequest;
-import io.inferencecache.controlplane.probe.Prober;
+import io.inferencecache.controlplane.server.probe.Prober;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;

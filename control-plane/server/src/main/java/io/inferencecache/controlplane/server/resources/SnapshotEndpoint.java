@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.resources;
+package io.inferencecache.controlplane.server.resources;
 
 import io.inferencecache.controlplane.api.SnapshotJson;
 import io.inferencecache.engine.CacheIndex;

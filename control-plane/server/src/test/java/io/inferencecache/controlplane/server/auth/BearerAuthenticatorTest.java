@@ -1,12 +1,12 @@
-package io.inferencecache.controlplane.auth;
+package io.inferencecache.controlplane.server.auth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import com.codahale.metrics.MetricRegistry;
-import io.inferencecache.controlplane.auth.BearerAuthenticator.Decision;
-import io.inferencecache.controlplane.metrics.AuthMetrics;
 import io.inferencecache.controlplane.metrics.MetricFamily;
+import io.inferencecache.controlplane.server.auth.BearerAuthenticator.Decision;
+import io.inferencecache.controlplane.server.metrics.AuthMetrics;
 import io.inferencecache.controlplane.support.LogCapture;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.probe;
+package io.inferencecache.controlplane.server.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -7,14 +7,20 @@ import java.util.List;
  * Mirror of the server's index summary ({@code cacheindices}, cluster-scoped, short name ci). It
  * has no conditions and no observed generation.
  */
-public final class CacheIndex extends CustomResource<CacheIndex.Spec, CacheIndex.Status> {
-  public static final CrdKind<CacheIndex, CacheIndexList> CRD =
-      new CrdKind<>(CacheIndex.class, CacheIndexList.class, "CacheIndex", "cacheindices", false);
+public final class CacheIndexResource
+    extends CustomResource<CacheIndexResource.Spec, CacheIndexResource.Status> {
+  public static final CrdKind<CacheIndexResource, CacheIndexResourceList> CRD =
+      new CrdKind<>(
+          CacheIndexResource.class,
+          CacheIndexResourceList.class,
+          "CacheIndex",
+          "cacheindices",
+          false);
 
   /** Name of the one CacheIndex the controller keeps. */
   public static final String CLUSTER_DEFAULT = "cluster-default";
 
-  public CacheIndex() {
+  public CacheIndexResource() {
     super("CacheIndex");
   }
 
