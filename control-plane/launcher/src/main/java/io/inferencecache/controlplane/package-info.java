@@ -1,2 +1,6 @@
-/** The inference-cache server application (Dropwizard) and its entry point. */
+/**
+ * The entry point of the one executable jar: {@link
+ * io.inferencecache.controlplane.InferenceCacheMain} hands every command line to the commands in
+ * {@code cli}.
+ */
 package io.inferencecache.controlplane;

@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
 
 /** The shipped alert rules ({@code ops/alerts}) and dashboard ({@code ops/dashboards}), parsed. */
 final class ObservabilityFiles {
-  static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  static final Path ROOT = Path.of("..", "..").toAbsolutePath().normalize();
   static final Path ALERTS = ROOT.resolve("ops/alerts");
   static final Path RULES = ALERTS.resolve("inference-cache.rules.yaml");
   static final Path RULE_TESTS = ALERTS.resolve("inference-cache.rules.test.yaml");

@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.dropwizard.core.setup.Bootstrap;
 import io.inferencecache.controlplane.server.ControlPlaneApplication;
-import io.inferencecache.controlplane.server.ControlPlaneConfiguration;
+import io.inferencecache.controlplane.server.config.ControlPlaneConfiguration;
 import io.inferencecache.controlplane.server.ServeLauncher;
 import io.inferencecache.controlplane.server.config.ServeOverrides;
 import java.io.ByteArrayInputStream;
@@ -42,7 +42,7 @@ import picocli.CommandLine;
  * the YAML key the table names.
  */
 class SettingsTablesTest {
-  private static final Path REFERENCE = Path.of("..", "docs", "configuration.md");
+  private static final Path REFERENCE = Path.of("..", "..", "docs", "configuration.md");
   private static final Pattern KEY = Pattern.compile("`([A-Za-z.]+)`");
   private static final Pattern AMOUNT = Pattern.compile("(\\d+) (\\w+)");
   private static final Pattern PORT = Pattern.compile(":(\\d+)");

@@ -12,6 +12,7 @@ import io.inferencecache.controlplane.server.auth.BearerAuthenticator;
 import io.inferencecache.controlplane.server.auth.TokenCache;
 import io.inferencecache.controlplane.server.auth.TokenReviewer;
 import io.inferencecache.controlplane.server.config.AuthSettings;
+import io.inferencecache.controlplane.server.config.ControlPlaneConfiguration;
 import io.inferencecache.controlplane.server.core.GrpcContext;
 import io.inferencecache.controlplane.server.core.GrpcLifecycle;
 import io.inferencecache.controlplane.server.core.GrpcLifecycleFactory;

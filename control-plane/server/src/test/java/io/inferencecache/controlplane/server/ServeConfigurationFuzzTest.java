@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.dropwizard.configuration.ConfigurationException;
 import io.dropwizard.core.setup.Bootstrap;
+import io.inferencecache.controlplane.server.config.ControlPlaneConfiguration;
 import io.inferencecache.controlplane.server.config.ServeOverrides;
 import io.inferencecache.controlplane.server.core.Listeners;
 import io.inferencecache.controlplane.server.core.StartupChecks;

@@ -16,10 +16,10 @@ import java.util.stream.Stream;
 /** The files of {@code ops/samples} and their inferencecache.io documents. */
 public final class Samples {
   /** {@code ops/samples}, seen from the module directory the tests run in. */
-  public static final Path DIR = Path.of("..", "ops", "samples").toAbsolutePath().normalize();
+  public static final Path DIR = Path.of("..", "..", "ops", "samples").toAbsolutePath().normalize();
 
   /** {@code ops/crds}. */
-  public static final Path CRDS = Path.of("..", "ops", "crds").toAbsolutePath().normalize();
+  public static final Path CRDS = Path.of("..", "..", "ops", "crds").toAbsolutePath().normalize();
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 

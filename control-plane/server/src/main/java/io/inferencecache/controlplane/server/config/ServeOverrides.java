@@ -1,7 +1,5 @@
 package io.inferencecache.controlplane.server.config;
 
-import io.inferencecache.controlplane.server.ControlPlaneConfiguration;
-
 /**
  * The {@code serve} flags that were given on the command line ({@code null} = not given, the
  * configuration file or its default applies). Applied on top of the parsed YAML: flags win.

@@ -1,6 +1,5 @@
-package io.inferencecache.controlplane.server.auth;
+package io.inferencecache.controlplane.server.config;
 
-import io.inferencecache.controlplane.server.config.KubernetesSettings;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.server;
+package io.inferencecache.controlplane.server.config;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -10,16 +10,6 @@ import io.dropwizard.logging.common.ConsoleAppenderFactory;
 import io.dropwizard.logging.common.DefaultLoggingFactory;
 import io.dropwizard.request.logging.LogbackAccessRequestLogFactory;
 import io.dropwizard.util.Duration;
-import io.inferencecache.controlplane.server.config.AuthSettings;
-import io.inferencecache.controlplane.server.config.EngineSettings;
-import io.inferencecache.controlplane.server.config.FeedSettings;
-import io.inferencecache.controlplane.server.config.GrpcSettings;
-import io.inferencecache.controlplane.server.config.IndexSettings;
-import io.inferencecache.controlplane.server.config.KubernetesSettings;
-import io.inferencecache.controlplane.server.config.ListenerSettings;
-import io.inferencecache.controlplane.server.config.LogSettings;
-import io.inferencecache.controlplane.server.config.ReplicationSettings;
-import io.inferencecache.controlplane.server.config.TlsSettings;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import java.util.List;
