@@ -4,7 +4,8 @@ import io.inferencecache.controlplane.support.PackageRules;
 import org.junit.jupiter.api.Test;
 
 /**
- * The doctor module's package rules, checked on its compiled main classes: everything under io.inferencecache.controlplane.doctor.
+ * The doctor module's package rules, checked on its compiled main classes: everything under
+ * io.inferencecache.controlplane.doctor.
  */
 class ArchitectureTest {
   @Test

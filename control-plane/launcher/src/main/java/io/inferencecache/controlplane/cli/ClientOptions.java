@@ -1,9 +1,9 @@
 package io.inferencecache.controlplane.cli;
 
 import com.google.protobuf.ByteString;
+import io.inferencecache.configtext.GoDuration;
 import io.inferencecache.controlplane.client.ChainArgs;
 import io.inferencecache.controlplane.client.ClientConnection;
-import io.inferencecache.subscriber.config.GoDuration;
 import java.io.File;
 import java.time.Duration;
 import java.util.List;

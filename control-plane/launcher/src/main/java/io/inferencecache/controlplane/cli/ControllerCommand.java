@@ -2,6 +2,7 @@ package io.inferencecache.controlplane.cli;
 
 import com.codahale.metrics.MetricRegistry;
 import io.dropwizard.logging.common.DefaultLoggingFactory;
+import io.inferencecache.configtext.GoDuration;
 import io.inferencecache.controlplane.controller.ControllerListeners;
 import io.inferencecache.controlplane.controller.ControllerMetrics;
 import io.inferencecache.controlplane.controller.ControllerOptions;
@@ -11,7 +12,6 @@ import io.inferencecache.controlplane.server.core.LogConfigurer;
 import io.inferencecache.controlplane.server.core.StartupException;
 import io.inferencecache.controlplane.webhook.WebhookServer;
 import io.inferencecache.controlplane.webhook.Webhooks;
-import io.inferencecache.subscriber.config.GoDuration;
 import io.kubernetes.client.openapi.ApiClient;
 import java.io.IOException;
 import java.net.InetAddress;

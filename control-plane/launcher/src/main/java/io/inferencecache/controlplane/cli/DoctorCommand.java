@@ -1,10 +1,10 @@
 package io.inferencecache.controlplane.cli;
 
+import io.inferencecache.configtext.GoDuration;
 import io.inferencecache.controlplane.doctor.Doctor;
 import io.inferencecache.controlplane.doctor.OutputFormat;
 import io.inferencecache.controlplane.doctor.Report;
 import io.inferencecache.controlplane.server.core.LogConfigurer;
-import io.inferencecache.subscriber.config.GoDuration;
 import io.kubernetes.client.openapi.ApiClient;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,6 +1,7 @@
 package io.inferencecache.controlplane.controller;
 
 import com.google.gson.JsonObject;
+import io.inferencecache.configtext.GoDuration;
 import io.inferencecache.controlplane.api.PolicyJson;
 import io.inferencecache.engine.policy.CostModelSpec;
 import io.inferencecache.engine.policy.LoadAwareSpec;
@@ -9,7 +10,6 @@ import io.inferencecache.engine.policy.PolicySpec;
 import io.inferencecache.engine.policy.ResolvedPolicy;
 import io.inferencecache.engine.policy.StrategySpec;
 import io.inferencecache.engine.policy.TenantSpec;
-import io.inferencecache.subscriber.config.GoDuration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;

@@ -1,8 +1,8 @@
 package io.inferencecache.controlplane.webhook;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.inferencecache.configtext.GoDuration;
 import io.inferencecache.controlplane.k8s.model.CachePolicy;
-import io.inferencecache.subscriber.config.GoDuration;
 import io.kubernetes.client.openapi.ApiException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,15 +4,14 @@ import io.inferencecache.controlplane.support.PackageRules;
 import org.junit.jupiter.api.Test;
 
 /**
- * The operator module's package rules, checked on its compiled main classes: the
- * reconcilers (controller..) and the admission webhooks (webhook).
+ * The operator module's package rules, checked on its compiled main classes: the reconcilers
+ * (controller..) and the admission webhooks (webhook).
  */
 class ArchitectureTest {
   @Test
   void everyMainClassLivesUnderTheModulesOwnPackages() {
     PackageRules.onlyUnder(
-            "io.inferencecache.controlplane.controller..",
-            "io.inferencecache.controlplane.webhook..");
+        "io.inferencecache.controlplane.controller..", "io.inferencecache.controlplane.webhook..");
   }
 
   /**

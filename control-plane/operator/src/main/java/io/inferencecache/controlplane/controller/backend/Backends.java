@@ -1,8 +1,8 @@
 package io.inferencecache.controlplane.controller.backend;
 
+import io.inferencecache.configtext.GoDuration;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.inferencecache.controlplane.k8s.model.PodStamps;
-import io.inferencecache.subscriber.config.GoDuration;
 import io.kubernetes.client.openapi.models.V1ObjectReference;
 import io.kubernetes.client.openapi.models.V1OwnerReference;
 import java.time.Duration;

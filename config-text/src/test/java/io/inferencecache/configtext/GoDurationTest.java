@@ -1,4 +1,4 @@
-package io.inferencecache.subscriber.config;
+package io.inferencecache.configtext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,13 +1,13 @@
-package io.inferencecache.subscriber.config;
+package io.inferencecache.configtext;
 
 import java.math.BigDecimal;
 import java.time.Duration;
 
 /**
  * Parses Go {@code time.ParseDuration} strings ({@code "100ms"}, {@code "1.5s"}, {@code "2h45m"})
- * so the subscriber's duration flags keep the upstream syntax. Units: {@code ns}, {@code us},
- * {@code \u00b5s} (micro sign), {@code \u03bcs} (Greek mu), {@code ms}, {@code s}, {@code m},
- * {@code h}; an optional sign; {@code "0"} alone needs no unit. Stateless and thread-safe.
+ * so the duration flags and fields keep the upstream syntax. Units: {@code ns}, {@code us}, {@code
+ * \u00b5s} (micro sign), {@code \u03bcs} (Greek mu), {@code ms}, {@code s}, {@code m}, {@code h};
+ * an optional sign; {@code "0"} alone needs no unit. Stateless and thread-safe.
  */
 public final class GoDuration {
   private GoDuration() {}
