@@ -6,7 +6,7 @@
 #   perf/run-reliability.sh ingest-flood   # ingest flood while lookups continue
 #   perf/run-reliability.sh abuse          # idle connections, slowloris, ping flood, oversized input
 #
-# Needs the jars: ./mvnw -B -o -pl control-plane,perf -am package -DskipTests
+# Needs the jars: ./mvnw -B -o -pl control-plane/launcher,perf -am package -DskipTests
 # Env: SECONDS_PER_PHASE (10), SERVER_XMX (512m), EXTRA ("--flag value ..." passed to the tool),
 #      SERVER_CPUS / CLIENT_CPUS (taskset CPU lists, e.g. 0 and 1: server and load client on
 #      separate cores, so the client cannot steal the server's CPU; unset = no pinning),
@@ -18,7 +18,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-JAR=${JAR:-$ROOT/control-plane/target/inference-cache.jar}
+JAR=${JAR:-$ROOT/control-plane/launcher/target/inference-cache.jar}
 PERF_JAR=${PERF_JAR:-$ROOT/perf/target/benchmarks.jar}
 JAVA=${JAVA:-java}
 TOOL=${1:?usage: perf/run-reliability.sh lookups|ingest-flood|abuse}
@@ -28,7 +28,7 @@ SERVER_PIN=() CLIENT_PIN=()
 [[ -n ${SERVER_CPUS:-} ]] && SERVER_PIN=(taskset -c "$SERVER_CPUS")
 [[ -n ${CLIENT_CPUS:-} ]] && CLIENT_PIN=(taskset -c "$CLIENT_CPUS")
 for f in "$JAR" "$PERF_JAR"; do
-  [[ -f $f ]] || { echo "missing $f: ./mvnw -B -o -pl control-plane,perf -am package -DskipTests" >&2; exit 2; }
+  [[ -f $f ]] || { echo "missing $f: ./mvnw -B -o -pl control-plane/launcher,perf -am package -DskipTests" >&2; exit 2; }
 done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/reliability.XXXXXX")

@@ -3,7 +3,7 @@
 #
 #   ops/chaos/kill-restart.sh [ITERATIONS]       # default 100; CI runs 5 (perf KillRestartIT)
 #
-# Each iteration starts control-plane/target/inference-cache.jar on loopback (ports picked by the
+# Each iteration starts control-plane/launcher/target/inference-cache.jar on loopback (ports picked by the
 # kernel, read from the log) with index.persistenceFile set, waits for /readyz (READY_TIMEOUT s),
 # checks the index (acknowledged chains are all found, a lookup never names a replica that did not
 # report the chain, never-reported chains get no hint, /snapshot totals cover what was acknowledged),
@@ -12,7 +12,7 @@
 # one more restart and check, then a graceful SIGTERM under ingest + lookups (in-flight lookups
 # complete, the index closes cleanly, the reopened index has every acknowledged entry, no recovery).
 #
-# Needs: java 17+, curl; the jars (./mvnw -B -o -pl control-plane,perf -am package -DskipTests).
+# Needs: java 17+, curl; the jars (./mvnw -B -o -pl control-plane/launcher,perf -am package -DskipTests).
 # Env: ITERATIONS, JAR, PERF_JAR, JAVA, READY_TIMEOUT (120), MAX_KILL_DELAY_MS (3000), STARTUP_KILL_EVERY (10),
 #      MAX_CHAINS (8000 per iteration), RATE (5000 chains/s), INDEX_MAX_ENTRIES (4000000: no eviction
 #      within 100 iterations, so every acknowledged chain must be found), INDEX_TTL (24h: no TTL expiry
@@ -24,7 +24,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-JAR=${JAR:-$ROOT/control-plane/target/inference-cache.jar}
+JAR=${JAR:-$ROOT/control-plane/launcher/target/inference-cache.jar}
 PERF_JAR=${PERF_JAR:-$ROOT/perf/target/benchmarks.jar}
 JAVA=${JAVA:-java}
 ITERATIONS=${1:-${ITERATIONS:-100}}
@@ -44,7 +44,7 @@ KEEP_WORK=${KEEP_WORK:-0}
 RANDOM=$SEED
 
 for f in "$JAR" "$PERF_JAR"; do
-  [[ -f $f ]] || { echo "missing $f: ./mvnw -B -o -pl control-plane,perf -am package -DskipTests" >&2; exit 2; }
+  [[ -f $f ]] || { echo "missing $f: ./mvnw -B -o -pl control-plane/launcher,perf -am package -DskipTests" >&2; exit 2; }
 done
 command -v curl >/dev/null || { echo "needs curl" >&2; exit 2; }
 

@@ -5,10 +5,10 @@
 #  2. umoci unpacks its root filesystem, and the entrypoint, run under chroot as the image's user with the
 #     image's environment, serves /readyz on a loopback port.
 # Needs root (chroot, mounting /proc), skopeo, umoci, jq and curl.
-#   ops/images/check.sh [control-plane/target/inference-cache-image.tar]
+#   ops/images/check.sh [control-plane/launcher/target/inference-cache-image.tar]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-archive=$(realpath "${1:-$root/control-plane/target/inference-cache-image.tar}")
+archive=$(realpath "${1:-$root/control-plane/launcher/target/inference-cache-image.tar}")
 fail() { echo "check.sh: FAIL: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || fail "chroot needs root"
 

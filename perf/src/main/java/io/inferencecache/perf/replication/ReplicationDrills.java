@@ -43,7 +43,7 @@ public final class ReplicationDrills {
   static final class Common {
     @Option(
         names = "--jar",
-        defaultValue = "control-plane/target/inference-cache.jar",
+        defaultValue = "control-plane/launcher/target/inference-cache.jar",
         description = "the server jar (default: ${DEFAULT-VALUE})")
     String jar;
 

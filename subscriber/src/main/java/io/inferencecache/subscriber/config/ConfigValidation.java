@@ -1,5 +1,6 @@
 package io.inferencecache.subscriber.config;
 
+import io.inferencecache.configtext.GoDuration;
 import io.inferencecache.replication.StreamSettings;
 import java.net.URI;
 import java.net.URISyntaxException;

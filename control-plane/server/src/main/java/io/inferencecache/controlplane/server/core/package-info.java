@@ -1,0 +1,4 @@
+/**
+ * Lifecycle and wiring pieces: listeners, index and gRPC lifecycles, readiness, start-up checks.
+ */
+package io.inferencecache.controlplane.server.core;

@@ -1,0 +1,2 @@
+/** Dropwizard health checks. */
+package io.inferencecache.controlplane.server.health;

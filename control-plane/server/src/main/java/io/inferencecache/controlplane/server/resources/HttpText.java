@@ -1,0 +1,83 @@
+package io.inferencecache.controlplane.server.resources;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/** Response and request-body helpers shared by the endpoints (Go {@code net/http} conventions). */
+final class HttpText {
+  static final String TEXT_PLAIN = "text/plain; charset=utf-8";
+
+  private HttpText() {}
+
+  /** Go's {@code http.Error}: text/plain, nosniff, the message and a newline. */
+  static void error(final HttpServletResponse resp, final int status, final String message)
+      throws IOException {
+    resp.setStatus(status);
+    resp.setHeader("Content-Type", TEXT_PLAIN);
+    resp.setHeader("X-Content-Type-Options", "nosniff");
+    write(resp, message + "\n");
+  }
+
+  /** A 200 text/plain body. */
+  static void text(final HttpServletResponse resp, final String body) throws IOException {
+    resp.setStatus(HttpServletResponse.SC_OK);
+    resp.setHeader("Content-Type", TEXT_PLAIN);
+    write(resp, body);
+  }
+
+  /** A 200 {@code application/json} body. */
+  static void json(final HttpServletResponse resp, final String body) throws IOException {
+    resp.setStatus(HttpServletResponse.SC_OK);
+    resp.setHeader("Content-Type", "application/json");
+    write(resp, body);
+  }
+
+  /** 405 with {@code Allow}. */
+  static void methodNotAllowed(final HttpServletResponse resp, final String allow)
+      throws IOException {
+    resp.setHeader("Allow", allow);
+    error(resp, HttpServletResponse.SC_METHOD_NOT_ALLOWED, "method not allowed");
+  }
+
+  static void write(final HttpServletResponse resp, final String body) throws IOException {
+    final byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    resp.setContentLength(bytes.length);
+    resp.getOutputStream().write(bytes);
+  }
+
+  /** A request body read up to a limit. */
+  record Body(byte[] bytes, int length, boolean tooLarge) {}
+
+  /** Reads at most {@code limit} bytes; more is {@link Body#tooLarge()} (Go's MaxBytesReader). */
+  static Body read(final HttpServletRequest req, final int limit) throws IOException {
+    final long declared = req.getContentLengthLong();
+    if (declared > limit) {
+      return new Body(new byte[0], 0, true);
+    }
+    byte[] buf = new byte[(int) Math.min(Math.max(declared, 512), limit + 1L)];
+    int n = 0;
+    try (InputStream in = req.getInputStream()) {
+      while (true) {
+        if (n == buf.length) {
+          if (buf.length > limit) {
+            return new Body(new byte[0], 0, true);
+          }
+          buf = Arrays.copyOf(buf, (int) Math.min(buf.length * 2L, limit + 1L));
+        }
+        final int r = in.read(buf, n, buf.length - n);
+        if (r < 0) {
+          break;
+        }
+        n += r;
+        if (n > limit) {
+          return new Body(new byte[0], 0, true);
+        }
+      }
+    }
+    return new Body(buf, n, false);
+  }
+}

@@ -1,2 +1,0 @@
-/** Snapshot-listener authentication: bearer tokens checked by Kubernetes TokenReview, cached. */
-package io.inferencecache.controlplane.auth;

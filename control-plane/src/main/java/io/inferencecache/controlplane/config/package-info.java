@@ -1,2 +1,0 @@
-/** Sections of the YAML configuration; every {@code serve} flag has a key here. */
-package io.inferencecache.controlplane.config;

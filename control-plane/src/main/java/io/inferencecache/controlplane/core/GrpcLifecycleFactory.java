@@ -1,7 +1,0 @@
-package io.inferencecache.controlplane.core;
-
-/** Builds the gRPC server for an open index (called once, at start). */
-@FunctionalInterface
-public interface GrpcLifecycleFactory {
-  GrpcLifecycle create(GrpcContext context);
-}

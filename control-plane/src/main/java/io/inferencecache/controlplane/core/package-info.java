@@ -1,4 +1,0 @@
-/**
- * Lifecycle and wiring pieces: listeners, index and gRPC lifecycles, readiness, start-up checks.
- */
-package io.inferencecache.controlplane.core;

@@ -1,2 +1,0 @@
-/** Dropwizard health checks. */
-package io.inferencecache.controlplane.health;

@@ -1,2 +1,0 @@
-/** The in-process end-to-end probe behind {@code /probe}. */
-package io.inferencecache.controlplane.probe;
