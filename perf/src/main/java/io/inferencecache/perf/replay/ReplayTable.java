@@ -3,7 +3,7 @@ package io.inferencecache.perf.replay;
 import java.util.Locale;
 import java.util.Map;
 
-/** The text table {@link TraceReplay} prints: its figures (the JSON document) one per line. */
+/** The text table {@link ReplayRunner} prints: its figures (the JSON document) one per line. */
 final class ReplayTable {
   private ReplayTable() {}
 

@@ -6,10 +6,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.IndexConfig;
-import io.inferencecache.perf.SyntheticChains;
-import io.inferencecache.perf.Workload;
 import io.inferencecache.perf.replay.ReplayOptions;
-import io.inferencecache.perf.replay.TraceReplay;
+import io.inferencecache.perf.replay.ReplayRunner;
+import io.inferencecache.perf.workload.SyntheticChains;
+import io.inferencecache.perf.workload.Workload;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -54,7 +54,7 @@ import java.util.Map;
  *   <li>{@code engine.bytesPerHolderBlock.pinned} / {@code .single}: {@code footprintBytes() ÷
  *       totalEntries()} (off-heap map and counters, heap block directory) of a fixed config filled
  *       with a fixed workload (exact, deterministic).
- *   <li>{@code replay.hitRate.vsRoundRobin}: {@link TraceReplay} (engine mode, deterministic) on
+ *   <li>{@code replay.hitRate.vsRoundRobin}: {@link ReplayRunner} (engine mode, deterministic) on
  *       the first {@value #REPLAY_REQUESTS} requests of the Mooncake conversation trace, 8 replicas
  *       of {@value #REPLAY_CAPACITY} blocks: prefix hit rate of hint routing ÷ that of round-robin.
  *       Higher is better.
@@ -451,7 +451,7 @@ public final class PerfGate {
   @SuppressWarnings("unchecked")
   static double[] replayHitRatio() throws Exception {
     final Map<String, Object> r =
-        TraceReplay.run(
+        ReplayRunner.run(
             new ReplayOptions()
                 .mode("engine")
                 .replicas(8)
