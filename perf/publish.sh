@@ -2,9 +2,9 @@
 # Regenerates the benchmark table of perf/README.md (between its BEGIN/END GENERATED TABLE
 # markers) from one run of everything, with one stamp:
 #   1. perf/run-benchmarks.sh: JMH engine-vs-on-heap suites + MemoryFootprint (+ machine file)
-#   2. TraceReplay over gRPC loopback (the real server in the replay's JVM) at the target:
+#   2. ReplayRunner over gRPC loopback (the real server in the replay's JVM) at the target:
 #      Mooncake conversation trace x7 worker duplication, as fast as possible
-#   3. TraceReplay on the engine alone (no gRPC), same settings
+#   3. ReplayRunner on the engine alone (no gRPC), same settings
 #   4. PublishTable: machine/JDK/date + engine rows + replay rows + the service rows from the
 #      newest perf/results/service-*.json (the service benchmarks' JSON) when present
 #
@@ -13,7 +13,7 @@
 #
 # Environment: everything of run-benchmarks.sh (PROFILE, MVN_OFFLINE, SKIP_BUILD, SKIP_MEMORY, ...),
 # REPLAY_DUPLICATION (7), REPLAY_REPLICAS (16 per copy), REPLAY_CAPACITY (8192 blocks),
-# REPLAY_DURATION (900 s bound per replay), REPLAY_EXTRA (more TraceReplay options),
+# REPLAY_DURATION (900 s bound per replay), REPLAY_EXTRA (more ReplayRunner options),
 # REPLAY_XMX (4g), SKIP_REPLAY=1, SKIP_JMH=1.
 set -euo pipefail
 
@@ -65,7 +65,7 @@ if [[ -z "${SKIP_REPLAY:-}" ]]; then
   for MODE in grpc engine; do
     echo "== replay: $MODE, conversation x$D, $N replicas/copy, $CAP blocks/replica =="
     # shellcheck disable=SC2086
-    java $FLAGS -Xms1g -Xmx"${REPLAY_XMX:-4g}" -cp "$JAR" io.inferencecache.perf.replay.TraceReplay \
+    java $FLAGS -Xms1g -Xmx"${REPLAY_XMX:-4g}" -cp "$JAR" io.inferencecache.perf.replay.ReplayRunner \
       --mode "$MODE" --duplication "$D" --replicas "$N" --capacity "$CAP" \
       --duration "$DURATION" ${REPLAY_EXTRA:-} --out "$OUT/replay-$MODE-$STAMP.json"
   done
@@ -83,8 +83,8 @@ if [[ -z "$REUSED" ]]; then
 elif [[ -z "${SKIP_REPLAY:-}" ]]; then
   echo "replay load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$MACHINE"
 fi
-java -cp "$JAR" io.inferencecache.perf.PublishTable --results "$OUT" --stamp "$STAMP" \
+java -cp "$JAR" io.inferencecache.perf.report.PublishTable --results "$OUT" --stamp "$STAMP" \
   --readme "$ROOT/perf/README.md"
-java -cp "$JAR" io.inferencecache.perf.PublishTable --results "$OUT" --stamp "$STAMP" \
+java -cp "$JAR" io.inferencecache.perf.report.PublishTable --results "$OUT" --stamp "$STAMP" \
   > "$OUT/table-$STAMP.md"
 echo "table: perf/README.md (and $OUT/table-$STAMP.md)"

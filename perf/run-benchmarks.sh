@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds perf/target/benchmarks.jar and runs the whole suite: the JMH lookup, LFU-credit and ingest
-# benchmarks (layout v2, layout v1 and the on-heap reference in the same run, -prof gc for
+# benchmarks (the engine and the on-heap reference in the same run, -prof gc for
 # allocation), MemoryFootprint (the same three) and AllocationProbe (exact bytes per lookup).
 # Writes JSON/text into perf/results/ and prints the comparison table.
 #
 #   perf/run-benchmarks.sh                 # CI-sized profile (~6 min on 2 cores)
 #   PROFILE=full perf/run-benchmarks.sh    # target shapes: pinned 12.8M holder-blocks everywhere
+#   PROFILE=smoke BENCH=PinnedChain perf/run-benchmarks.sh   # one short iteration: does it run?
 #
-# Environment: PROFILE=ci|full, MVN_OFFLINE=1 (build with -o), SKIP_BUILD=1, JMH_EXTRA="..." (more
+# Environment: PROFILE=ci|full|smoke, MVN_OFFLINE=1 (build with -o), SKIP_BUILD=1, JMH_EXTRA="..." (more
 # JMH options, e.g. "-prof stack"), BENCH=regex (default: every benchmark), SKIP_MEMORY=1,
 # MEMORY_XMX (heap of the MemoryFootprint JVM, default 8g), SKIP_ALLOCATION=1 (no AllocationProbe).
 set -euo pipefail
@@ -35,8 +36,15 @@ case "$PROFILE" in
     FOOTPRINT_PINNED_CHAINS=12500
     ITER=(-wi 5 -w 3s -i 5 -r 5s)
     ;;
+  smoke)
+    # Does the suite still run? One short iteration, tiny shapes: no figures to keep.
+    PINNED_CHAINS=50
+    REFRESH_CHAINS=50
+    FOOTPRINT_PINNED_CHAINS=50
+    ITER=(-wi 1 -w 1s -i 1 -r 1s)
+    ;;
   *)
-    echo "PROFILE must be ci or full, not '$PROFILE'" >&2
+    echo "PROFILE must be ci, full or smoke, not '$PROFILE'" >&2
     exit 2
     ;;
 esac
@@ -77,8 +85,8 @@ if [[ -z "${SKIP_MEMORY:-}" ]]; then
   MEM_JSON="$OUT/memory-$STAMP.json"
   # shellcheck disable=SC2046
   java $(java -cp "$JAR" io.inferencecache.perf.JvmFlags) -Xmx"${MEMORY_XMX:-8g}" \
-    -cp "$JAR" io.inferencecache.perf.MemoryFootprint \
-    --impls offheap,offheap-v1,onheap \
+    -cp "$JAR" io.inferencecache.perf.engine.MemoryFootprint \
+    --impls offheap,onheap \
     --pinned-chains "$FOOTPRINT_PINNED_CHAINS" --offheap-hint 1 --out "$MEM_JSON"
   FILES+=("$MEM_JSON")
 fi
@@ -86,12 +94,12 @@ if [[ -z "${SKIP_ALLOCATION:-}" ]]; then
   ALLOC_TXT="$OUT/allocation-$STAMP.txt"
   # shellcheck disable=SC2046
   java $(java -cp "$JAR" io.inferencecache.perf.JvmFlags) -Xmx4g \
-    -cp "$JAR" io.inferencecache.perf.AllocationProbe | tee "$ALLOC_TXT"
+    -cp "$JAR" io.inferencecache.perf.engine.AllocationProbe | tee "$ALLOC_TXT"
   FILES+=("$ALLOC_TXT")
 fi
 
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$MACHINE"
 TABLE="$OUT/table-$STAMP.md"
-java -cp "$JAR" io.inferencecache.perf.ResultsTable "${FILES[@]}" | tee "$TABLE"
+java -cp "$JAR" io.inferencecache.perf.report.ResultsTable "${FILES[@]}" | tee "$TABLE"
 echo
 echo "results: ${FILES[*]} $TABLE $MACHINE"

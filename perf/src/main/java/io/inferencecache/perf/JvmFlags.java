@@ -1,5 +1,6 @@
 package io.inferencecache.perf;
 
+import io.inferencecache.perf.engine.MemoryFootprint;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

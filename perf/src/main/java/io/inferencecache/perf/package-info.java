@@ -1,9 +1,7 @@
 /**
- * Benchmarks of the engine's off-heap index against {@link
- * io.inferencecache.perf.OnHeapReferenceIndex} (the upstream on-heap design): workload generators
- * ({@link io.inferencecache.perf.SyntheticChains}, {@link io.inferencecache.perf.MooncakeTrace}),
- * JMH lookup and ingest benchmarks, the {@link io.inferencecache.perf.MemoryFootprint} main, and
- * the launcher ({@link io.inferencecache.perf.BenchmarkMain}) that gives every JMH fork the JVM
- * flags the off-heap libraries need ({@link io.inferencecache.perf.JvmFlags}).
+ * The benchmark jar's entry points and what every perf tool shares: {@link
+ * io.inferencecache.perf.BenchmarkMain} (JMH with the off-heap libraries' JVM flags in every fork),
+ * {@link io.inferencecache.perf.JvmFlags} (those flags, for scripts) and {@link
+ * io.inferencecache.perf.AckFuture} (a gRPC ack as a future). Each feature lives in a subpackage.
  */
 package io.inferencecache.perf;

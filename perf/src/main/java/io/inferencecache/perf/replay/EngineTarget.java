@@ -17,7 +17,7 @@ import java.util.List;
  * index cost without the transport. Reports apply at once; evictions wait for {@link #sync}, as
  * over gRPC.
  */
-final class EngineTarget implements RouteTarget {
+final class EngineTarget implements ReplayTarget {
   private final CacheIndex index;
   private final ReplayNames names;
   private final int[] toReplica;
@@ -62,8 +62,8 @@ final class EngineTarget implements RouteTarget {
   public void lookup(final long[] chain, final Hint out) {
     request.reset().keys(ReplayNames.TENANT, names.model, ReplayNames.SCHEME, "");
     for (long k : chain) {
-      ReplayTrace.putKey(hash, 0, k);
-      request.addBlockHash(hash, 0, 8).addBlockTokenCount(ReplayTrace.TOKENS_PER_BLOCK);
+      MooncakeTraceFile.putKey(hash, 0, k);
+      request.addBlockHash(hash, 0, 8).addBlockTokenCount(MooncakeTraceFile.TOKENS_PER_BLOCK);
     }
     index.lookupRoute(request, result);
     out.clear();
@@ -72,7 +72,7 @@ final class EngineTarget implements RouteTarget {
       final int id = result.replicaId(i);
       final int r = id >= 0 && id < toReplica.length ? toReplica[id] : -1;
       if (r >= 0) {
-        out.add(r, result.matchedTokens(i) / ReplayTrace.TOKENS_PER_BLOCK);
+        out.add(r, result.matchedTokens(i) / MooncakeTraceFile.TOKENS_PER_BLOCK);
       }
     }
   }
@@ -85,10 +85,10 @@ final class EngineTarget implements RouteTarget {
   static IngestUpdate update(final String replica, final String model, final long[] chain) {
     final List<byte[]> hashes = new ArrayList<>(chain.length);
     for (long k : chain) {
-      hashes.add(ReplayTrace.hashOf(k));
+      hashes.add(MooncakeTraceFile.hashOf(k));
     }
     final int[] counts = new int[chain.length];
-    Arrays.fill(counts, ReplayTrace.TOKENS_PER_BLOCK);
+    Arrays.fill(counts, MooncakeTraceFile.TOKENS_PER_BLOCK);
     return new IngestUpdate(
         replica,
         model,
@@ -114,7 +114,7 @@ final class EngineTarget implements RouteTarget {
               names.replicas[pending.replica(i)],
               names.model,
               ReplayNames.TENANT,
-              ReplayTrace.hashOf(pending.key(i)),
+              MooncakeTraceFile.hashOf(pending.key(i)),
               0,
               ""));
     }
@@ -129,11 +129,6 @@ final class EngineTarget implements RouteTarget {
   @Override
   public long offHeapBytes() {
     return index.footprintBytes();
-  }
-
-  @Override
-  public java.util.Map<String, Double> memoryBreakdown() {
-    return io.inferencecache.engine.StorageProbe.breakdown(index);
   }
 
   @Override

@@ -2,7 +2,7 @@ package io.inferencecache.perf.replay;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.inferencecache.perf.MooncakeTrace;
+import io.inferencecache.perf.workload.MooncakeWorkload;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,12 +15,12 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@link FleetSim} over a grid, in one JVM: every trace × KV capacity × stats interval × load, each
- * cell with every policy. A policy that does not read the stats (the exact-state peers) runs once
- * per trace, capacity and load and is shared by that load's cells of every interval. Writes the
- * whole grid as JSON ({@code --out}), Markdown ({@code --markdown}: per cell the TTFT percentiles
- * and hit rates, then the cells that miss a target), and an SVG of TTFT p90 against load ({@code
- * --plot}). The other flags are FleetSim's and apply to every cell.
+ * {@link FleetSimulator} over a grid, in one JVM: every trace × KV capacity × stats interval ×
+ * load, each cell with every policy. A policy that does not read the stats (the exact-state peers)
+ * runs once per trace, capacity and load and is shared by that load's cells of every interval.
+ * Writes the whole grid as JSON ({@code --out}), Markdown ({@code --markdown}: per cell the TTFT
+ * percentiles and hit rates, then the cells that miss a target), and an SVG of TTFT p90 against
+ * load ({@code --plot}). The other flags are FleetSimulator's and apply to every cell.
  */
 public final class FleetGrid {
   private FleetGrid() {}
@@ -82,7 +82,7 @@ public final class FleetGrid {
       return out;
     }
 
-    /** The FleetSim options of one cell. */
+    /** The FleetSimulator options of one cell. */
     FleetOptions options(final String trace, final int capacity, final double interval) {
       final List<String> a = new ArrayList<>(cellArgs);
       a.addAll(
@@ -107,7 +107,7 @@ public final class FleetGrid {
       System.err.println("FleetGrid: " + e.getMessage());
       System.err.println(
           "usage: FleetGrid [--traces a,b] [--capacities 4096,16384] [--stats-intervals"
-              + " 0.25,1,2] [--out F.json] [--markdown F.md] [--plot F.svg] [FleetSim options]");
+              + " 0.25,1,2] [--out F.json] [--markdown F.md] [--plot F.svg] [FleetSimulator options]");
       System.exit(2);
       return;
     }
@@ -129,11 +129,11 @@ public final class FleetGrid {
   static List<Cell> run(final Spec spec, final boolean progress) throws Exception {
     final List<Cell> cells = new ArrayList<>();
     for (String traceName : spec.traces) {
-      final ReplayTrace trace = ReplayTrace.load(MooncakeTrace.resolve(traceName));
+      final MooncakeTraceFile trace = MooncakeTraceFile.load(MooncakeWorkload.resolve(traceName));
       for (int capacity : spec.capacities) {
         final FleetOptions first = spec.options(traceName, capacity, spec.intervals.get(0));
         final int n = (int) Math.min(trace.requests(), first.maxRequests);
-        final double nativeLoad = FleetSimulation.nativeLoad(first, trace, n);
+        final double nativeLoad = FleetRun.nativeLoad(first, trace, n);
         for (double load : first.loads) {
           final Map<FleetPolicy, FleetResult> shared = new EnumMap<>(FleetPolicy.class);
           for (double interval : spec.intervals) {
@@ -145,7 +145,7 @@ public final class FleetGrid {
                 continue;
               }
               final long t0 = System.nanoTime();
-              final FleetResult r = FleetSim.runOne(o, trace, n, nativeLoad / load, p);
+              final FleetResult r = FleetSimulator.runOne(o, trace, n, nativeLoad / load, p);
               results.put(p, r);
               if (!p.readsStats()) {
                 shared.put(p, r);

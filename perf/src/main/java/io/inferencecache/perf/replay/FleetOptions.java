@@ -4,8 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Command-line options of {@link FleetSim}. Every field has a default; the cost model's defaults
- * and where they come from are listed in perf/README.md ("Routing quality (fleet simulation)").
+ * Command-line options of {@link FleetSimulator}. Every field has a default; the cost model's
+ * defaults and where they come from are listed in perf/README.md ("Routing quality (fleet
+ * simulation)").
  */
 public final class FleetOptions {
   String trace;
@@ -28,7 +29,7 @@ public final class FleetOptions {
   /** Interval of each replica's stats report (ReplicaStats with its pressure), seconds. */
   double statsIntervalSeconds = 1.0;
 
-  /** Offered loads, as fractions of the fleet's slot-time (see {@link FleetSimulation}). */
+  /** Offered loads, as fractions of the fleet's slot-time (see {@link FleetRun}). */
   List<Double> loads = new ArrayList<>(List.of(0.5, 0.7, 0.9));
 
   List<FleetPolicy> policies = new ArrayList<>(List.of(FleetPolicy.values()));
@@ -197,7 +198,7 @@ public final class FleetOptions {
   static String usage() {
     return String.join(
         "\n",
-        "usage: FleetSim [options]",
+        "usage: FleetSimulator [options]",
         "  --trace conversation|synthetic|PATH   Mooncake trace (default conversation)",
         "  --mode engine|grpc            LookupRouter in process (default) or the real server on"
             + " loopback",

@@ -33,7 +33,7 @@ final class FleetPlot {
 
   private FleetPlot() {}
 
-  static void write(final FleetSim.Report report, final Path path) throws IOException {
+  static void write(final FleetSimulator.Report report, final Path path) throws IOException {
     System.setProperty("java.awt.headless", "true");
     final List<Map.Entry<Double, List<FleetResult>>> rows = report.rows();
     double minX = Double.MAX_VALUE;

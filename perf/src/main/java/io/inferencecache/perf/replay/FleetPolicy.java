@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** The routing policies {@link FleetSim} compares, all in one run on the same trace. */
+/** The routing policies {@link FleetSimulator} compares, all in one run on the same trace. */
 public enum FleetPolicy {
   /** The top replica of the server's LookupRoute answer (upstream strategy); none → round-robin. */
   TOP_HINT("top-hint", true, false),

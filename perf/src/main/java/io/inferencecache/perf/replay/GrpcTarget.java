@@ -48,7 +48,7 @@ import org.HdrHistogram.Recorder;
  * the epoch's report stream has been acknowledged (its Ack comes after every message of it was
  * ingested).
  */
-final class GrpcTarget implements RouteTarget {
+final class GrpcTarget implements ReplayTarget {
   static final int MAX_EVENTS_IN_FLIGHT = 256;
 
   private final ReplayNames names;
@@ -161,8 +161,8 @@ final class GrpcTarget implements RouteTarget {
             .setTenantId(ReplayNames.TENANT)
             .setHashScheme(ReplayNames.SCHEME);
     for (long k : chain) {
-      b.addBlockHashes(UnsafeByteOperations.unsafeWrap(ReplayTrace.hashOf(k)));
-      b.addBlockTokenCounts(ReplayTrace.TOKENS_PER_BLOCK);
+      b.addBlockHashes(UnsafeByteOperations.unsafeWrap(MooncakeTraceFile.hashOf(k)));
+      b.addBlockTokenCounts(MooncakeTraceFile.TOKENS_PER_BLOCK);
     }
     final LookupRouteResponse resp =
         blocking.withDeadlineAfter(30, TimeUnit.SECONDS).lookupRoute(b.build());
@@ -171,7 +171,7 @@ final class GrpcTarget implements RouteTarget {
     for (ReplicaScore s : resp.getReplicaScoresList()) {
       final Integer r = replicaIndex.get(s.getReplicaId());
       if (r != null) {
-        out.add(r, s.getMatchedTokens() / ReplayTrace.TOKENS_PER_BLOCK);
+        out.add(r, s.getMatchedTokens() / MooncakeTraceFile.TOKENS_PER_BLOCK);
       }
     }
   }
@@ -181,8 +181,8 @@ final class GrpcTarget implements RouteTarget {
       final ReplayNames names, final int replica, final long[] chain) {
     final PrefixEntry.Builder e = PrefixEntry.newBuilder();
     for (long k : chain) {
-      e.addBlockHashes(UnsafeByteOperations.unsafeWrap(ReplayTrace.hashOf(k)));
-      e.addBlockTokenCounts(ReplayTrace.TOKENS_PER_BLOCK);
+      e.addBlockHashes(UnsafeByteOperations.unsafeWrap(MooncakeTraceFile.hashOf(k)));
+      e.addBlockTokenCounts(MooncakeTraceFile.TOKENS_PER_BLOCK);
     }
     return CacheStateUpdate.newBuilder()
         .setReplicaId(names.replicas[replica])
@@ -243,7 +243,7 @@ final class GrpcTarget implements RouteTarget {
             .setReplicaId(names.replicas[replica])
             .setModelId(names.model)
             .setTenantId(ReplayNames.TENANT)
-            .setPrefixHash(UnsafeByteOperations.unsafeWrap(ReplayTrace.hashOf(key)))
+            .setPrefixHash(UnsafeByteOperations.unsafeWrap(MooncakeTraceFile.hashOf(key)))
             .build());
   }
 

@@ -49,9 +49,9 @@ record JvmSample(
 
   Map<String, Object> minus(final JvmSample before) {
     final Map<String, Object> m = new LinkedHashMap<>();
-    m.put("heapUsedEndMiB", TraceReplay.round(heapUsed / 1048576.0, 1));
-    m.put("heapPeakMiB", TraceReplay.round(heapPeak / 1048576.0, 1));
-    m.put("heapMaxMiB", TraceReplay.round(heapMax / 1048576.0, 1));
+    m.put("heapUsedEndMiB", ReplayRunner.round(heapUsed / 1048576.0, 1));
+    m.put("heapPeakMiB", ReplayRunner.round(heapPeak / 1048576.0, 1));
+    m.put("heapMaxMiB", ReplayRunner.round(heapMax / 1048576.0, 1));
     long count = 0;
     long millis = 0;
     final List<Map<String, Object>> per = new ArrayList<>();

@@ -3,8 +3,8 @@ package io.inferencecache.perf.replay;
 import org.agrona.collections.LongHashSet;
 
 /**
- * Evictions {@link TraceReplay} reported in the current epoch (since the last sync), per replica: a
- * chain that stores one of them again on the same replica must sync first.
+ * Evictions {@link ReplayRunner} reported in the current epoch (since the last sync), per replica:
+ * a chain that stores one of them again on the same replica must sync first.
  */
 final class PendingEvictions {
   private final LongHashSet[] keys;

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** Command-line options of {@link TraceReplay}; every field has a default. */
+/** Command-line options of {@link ReplayRunner}; every field has a default. */
 public final class ReplayOptions {
   /** How a replica is picked from the server's hint. */
   public enum Route {
@@ -193,7 +193,7 @@ public final class ReplayOptions {
   /** The option list, for the usage text. */
   static List<String> usage() {
     final List<String> u = new ArrayList<>();
-    u.add("TraceReplay [options]   replays a Mooncake trace against the inference-cache server");
+    u.add("ReplayRunner [options]   replays a Mooncake trace against the inference-cache server");
     u.add(
         "  --trace NAME|PATH         conversation (default) or synthetic (the traces in"
             + " perf/data/), or a JSONL file, .gz read compressed");

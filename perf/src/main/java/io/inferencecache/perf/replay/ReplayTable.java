@@ -3,7 +3,7 @@ package io.inferencecache.perf.replay;
 import java.util.Locale;
 import java.util.Map;
 
-/** The text table {@link TraceReplay} prints: its figures (the JSON document) one per line. */
+/** The text table {@link ReplayRunner} prints: its figures (the JSON document) one per line. */
 final class ReplayTable {
   private ReplayTable() {}
 
@@ -139,14 +139,6 @@ final class ReplayTable {
                     + ", hint "
                     + idx.get("holdersHint")
                     + ")"));
-    if (idx.get("breakdownPerHolderBlock") != null) {
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              fmt,
-              "used bytes per holder-block, by structure",
-              idx.get("usedBytesPerHolderBlock") + "  " + idx.get("breakdownPerHolderBlock")));
-    }
     sb.append(
         String.format(
             Locale.ROOT,

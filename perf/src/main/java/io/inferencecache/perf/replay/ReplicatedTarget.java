@@ -29,7 +29,7 @@ import org.HdrHistogram.Histogram;
  * applied everything published. Lag is publish call → applied on a replica (same JVM clock), per
  * replica and message.
  */
-final class ReplicatedTarget implements RouteTarget {
+final class ReplicatedTarget implements ReplayTarget {
   private final ReplayNames names;
   private final String stream;
   private final ReplicationStream publisherStream;
@@ -170,7 +170,7 @@ final class ReplicatedTarget implements RouteTarget {
               .setModelId(names.model)
               .setTenantId(ReplayNames.TENANT)
               .setPrefixHash(
-                  com.google.protobuf.ByteString.copyFrom(ReplayTrace.hashOf(pending.key(i))))
+                  com.google.protobuf.ByteString.copyFrom(MooncakeTraceFile.hashOf(pending.key(i))))
               .build()
               .toByteArray();
       publish(subject(pending.replica(i)), StreamRecord.Kind.EVENT, body);

@@ -12,7 +12,7 @@ import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.NettyChannelBuilder;
-import io.inferencecache.perf.SyntheticChains;
+import io.inferencecache.perf.workload.SyntheticChains;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import java.io.ByteArrayInputStream;

@@ -4,9 +4,9 @@ import com.sun.management.ThreadMXBean;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.LookupRequest;
 import io.inferencecache.engine.LookupResult;
-import io.inferencecache.perf.IndexUnderTest;
-import io.inferencecache.perf.SyntheticChains;
-import io.inferencecache.perf.WideChainLookupBenchmark;
+import io.inferencecache.perf.engine.IndexUnderTest;
+import io.inferencecache.perf.engine.WideChainLookupBenchmark;
+import io.inferencecache.perf.workload.SyntheticChains;
 import java.lang.management.ManagementFactory;
 import java.util.Locale;
 

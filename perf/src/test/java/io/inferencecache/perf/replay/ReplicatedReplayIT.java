@@ -26,7 +26,7 @@ class ReplicatedReplayIT {
   @Test
   void everyReplicaEndsEqualToTheSimulationAndToTheOthers() throws Exception {
     final Map<String, Object> r =
-        TraceReplay.run(
+        ReplayRunner.run(
             new ReplayOptions()
                 .mode("replicated")
                 .natsUrl(NATS.url())
