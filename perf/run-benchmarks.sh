@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds perf/target/benchmarks.jar and runs the whole suite: the JMH lookup, LFU-credit and ingest
-# benchmarks (layout v2, layout v1 and the on-heap reference in the same run, -prof gc for
+# benchmarks (the engine and the on-heap reference in the same run, -prof gc for
 # allocation), MemoryFootprint (the same three) and AllocationProbe (exact bytes per lookup).
 # Writes JSON/text into perf/results/ and prints the comparison table.
 #
@@ -78,7 +78,7 @@ if [[ -z "${SKIP_MEMORY:-}" ]]; then
   # shellcheck disable=SC2046
   java $(java -cp "$JAR" io.inferencecache.perf.JvmFlags) -Xmx"${MEMORY_XMX:-8g}" \
     -cp "$JAR" io.inferencecache.perf.MemoryFootprint \
-    --impls offheap,offheap-v1,onheap \
+    --impls offheap,onheap \
     --pinned-chains "$FOOTPRINT_PINNED_CHAINS" --offheap-hint 1 --out "$MEM_JSON"
   FILES+=("$MEM_JSON")
 fi

@@ -30,8 +30,7 @@ public final class AllocationProbe {
         Locale.ROOT, "%-9s %-11s %10s %14s%n", "shape", "impl", "lookups", "B/lookup");
     for (Workload w : shapes) {
       final int lookups = w.name().equals("long") ? 4_000 : 100_000;
-      for (String impl :
-          List.of(IndexUnderTest.OFFHEAP, IndexUnderTest.OFFHEAP_V1, IndexUnderTest.ONHEAP)) {
+      for (String impl : List.of(IndexUnderTest.OFFHEAP, IndexUnderTest.ONHEAP)) {
         try (IndexUnderTest index = IndexUnderTest.build(impl, w)) {
           final LookupRequest q = new LookupRequest();
           final SplittableRandom rnd = new SplittableRandom(1);

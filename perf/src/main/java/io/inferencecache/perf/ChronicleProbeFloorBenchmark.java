@@ -1,15 +1,9 @@
 package io.inferencecache.perf;
 
-import io.inferencecache.engine.internal.FloorMaps;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import net.openhft.chronicle.algo.hashing.LongHashFunction;
-import net.openhft.chronicle.bytes.BytesStore;
-import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.map.ChronicleMap;
-import net.openhft.chronicle.map.ExternalMapQueryContext;
-import net.openhft.chronicle.map.MapEntry;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -27,20 +21,15 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Chronicle Map's own floor under the 1-block hit of {@link SingleHolderLookupBenchmark}: a bare
- * map with the engine's configuration ({@link FloorMaps#engineMap}: same sizing hints, 8 B chunks)
- * holding {@code keys} keys of the engine's shape (partition id 4 B + 8 B hash) with one-block,
- * one-holder runs as values ({@link FloorMaps#unitRun}), looked up in the same random order. Only
- * {@code visitInPlace} runs engine code (its reader and cursor). Sample mode, ns, like the lookup
- * benchmarks.
+ * map sized as the engine's ({@link BareChronicleMap#engineSized}) holding {@code keys} keys of the
+ * engine's shape (partition id 4 B + 8 B hash) with one-block, one-holder run values, looked up in
+ * the same random order. No engine code runs. Sample mode, ns, like the lookup benchmarks.
  *
  * <ul>
- *   <li>{@code visitInPlace}: the engine's read ({@code FloorMaps.InPlaceRead}, i.e. {@code
- *       RunCursor.visit}): {@code getUsing} with the engine's value reader, which parses the run in
- *       place under the segment lock and reads its first cell's slot;
- *   <li>{@code queryContextInPlace}: one read as the engine's {@code RunCursor} does it: the key
- *       filled into a reused buffer, {@code queryContext(BytesStore, 0, len)}, {@code entry()} (the
- *       segment read lock and the hash-lookup search), the value's address wrapped and two fields
- *       read in place, {@code close()};
+ *   <li>{@code queryContextInPlace}: one probe as the engine's lookup makes it ({@link
+ *       BareChronicleMap#probeInPlace}): the key filled into a reused buffer, {@code
+ *       queryContext(BytesStore, 0, len)}, {@code entry()} (the segment read lock and the
+ *       hash-lookup search), the value's address wrapped and two fields read in place;
  *   <li>{@code getUsing}: {@code getUsing(key, reusedValue)}, the value copied into a reused array;
  *   <li>{@code containsKey}: the cheapest read Chronicle offers (no value access);
  *   <li>{@code keyHashOnly}: the 64-bit xxHash (r39) Chronicle computes for each key, alone;
@@ -59,43 +48,42 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class ChronicleProbeFloorBenchmark {
   private static final int ORDER = 1 << 16;
-  private static final int PARTITION = 7;
-  private static final int KEY_BYTES = 4 + 8;
 
   /** Stored one-block keys (as {@link SingleHolderLookupBenchmark#keys}). */
   @Param({"800000"})
   public int keys;
 
+  private BareChronicleMap bare;
   private ChronicleMap<byte[], byte[]> map;
-  private FloorMaps.InPlaceRead inPlace;
+  private byte[] key;
   private SyntheticChains chains;
   private final int[] order = new int[ORDER];
   private int next;
 
-  private final byte[] key = new byte[KEY_BYTES];
-  private final BytesStore<?, byte[]> keyStore = BytesStore.wrap(key);
-  private final byte[] value = new byte[FloorMaps.UNIT_RUN_BYTES];
-  private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+  private final byte[] value = new byte[BareChronicleMap.UNIT_RUN_BYTES];
   private final LongHashFunction hash = LongHashFunction.xx_r39();
 
   @Setup(Level.Trial)
   public void setUp() {
     chains = SyntheticChains.singleHolder(keys);
-    map = FloorMaps.engineMap(keys, 8, 1.0);
+    bare = new BareChronicleMap(BareChronicleMap.UNIT_RUN_BYTES);
+    bare.use(BareChronicleMap.engineSized(keys, 8, 1.0));
+    map = bare.map();
+    key = bare.key;
     for (int c = 0; c < keys; c++) {
       fillKey(c);
-      map.put(key.clone(), FloorMaps.unitRun(c));
+      for (int i = 0; i < 4; i++) {
+        bare.unitRun[2 + i] = (byte) (c >>> (8 * i)); // a marker: values differ
+      }
+      bare.insert(bare.unitRunStore, BareChronicleMap.UNIT_RUN_BYTES);
     }
-    inPlace = new FloorMaps.InPlaceRead(map);
     final SplittableRandom rnd = new SplittableRandom(42);
     for (int i = 0; i < ORDER; i++) {
       order[i] = rnd.nextInt(keys);
     }
     for (int i = 0; i < 256; i++) {
       fillKey(order[i]);
-      if (!map.containsKey(key)
-          || readInPlace() == Long.MIN_VALUE
-          || inPlace.slotOf(key, KEY_BYTES) != order[i]) {
+      if (!map.containsKey(key) || bare.probeInPlace() == Long.MIN_VALUE) {
         throw new IllegalStateException("floor map lost key " + order[i]);
       }
     }
@@ -103,35 +91,17 @@ public class ChronicleProbeFloorBenchmark {
 
   @TearDown(Level.Trial)
   public void tearDown() {
-    map.close();
+    bare.close();
   }
 
   private void fillKey(final int c) {
-    Workload.putEngineKey(key, PARTITION, chains.blockHash(c, 0));
-  }
-
-  private long readInPlace() {
-    try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(keyStore, 0, KEY_BYTES)) {
-      final MapEntry<byte[], byte[]> e = c.entry();
-      if (e == null) {
-        return Long.MIN_VALUE;
-      }
-      final Data<byte[]> d = e.value();
-      view.wrap(d.bytes().addressForRead(d.offset()), (int) d.size());
-      return view.getByte(0) + view.getLong(2);
-    }
-  }
-
-  @Benchmark
-  public long visitInPlace() {
-    fillKey(order[next++ & (ORDER - 1)]);
-    return inPlace.slotOf(key, KEY_BYTES);
+    bare.fillKeyOfHash(chains.blockHash(c, 0));
   }
 
   @Benchmark
   public long queryContextInPlace() {
     fillKey(order[next++ & (ORDER - 1)]);
-    return readInPlace();
+    return bare.probeInPlace();
   }
 
   @Benchmark
@@ -149,7 +119,7 @@ public class ChronicleProbeFloorBenchmark {
   @Benchmark
   public byte keyFillOnly() {
     fillKey(order[next++ & (ORDER - 1)]);
-    return key[KEY_BYTES - 1];
+    return key[BareChronicleMap.KEY_BYTES - 1];
   }
 
   @Benchmark

@@ -1,13 +1,7 @@
 package io.inferencecache.perf;
 
-import io.inferencecache.engine.internal.FloorMaps;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import net.openhft.chronicle.bytes.BytesStore;
-import net.openhft.chronicle.hash.Data;
-import net.openhft.chronicle.map.ChronicleMap;
-import net.openhft.chronicle.map.ExternalMapQueryContext;
-import net.openhft.chronicle.map.MapEntry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -26,19 +20,20 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Chronicle Map's own floor under {@link IngestBenchmark}: the writer's Chronicle operations alone,
- * on a bare map configured as the engine's ({@link FloorMaps#engineMap}), keys of the engine's
- * shape (partition id 4 B + 8 B hash), values of the sizes the engine stores. No engine code runs.
- * Mode.Throughput, operations per second, one thread; every write is what {@code RunEntries} or
- * {@code RunRefresh} does: a query context, its update lock, {@code entry()}, then the write.
+ * on a bare map configured as the engine's ({@link BareChronicleMap#engineSized}), keys of the
+ * engine's shape (partition id 4 B + 8 B hash), values of the sizes the engine stores. No engine
+ * code runs. Mode.Throughput, operations per second, one thread; every write is what {@code
+ * RunEntries} or {@code RunRefresh} does: a query context, its update lock, {@code entry()}, then
+ * the write.
  *
  * <p>Per Chronicle operation (a batch of {@value #BATCH} an invocation; keys never repeat):
  *
  * <ul>
- *   <li>{@code insertLocator}: a new key with a locator's value ({@value FloorMaps#LOCATOR_BYTES_8}
- *       B; a 24 B entry with its key and size prefixes), as a block that extends an open run claims
- *       its key;
+ *   <li>{@code insertLocator}: a new key with a locator's value ({@value
+ *       BareChronicleMap#LOCATOR_BYTES} B; a 24 B entry with its key and size prefixes), as a block
+ *       that extends an open run claims its key;
  *   <li>{@code insertUnitRun}: a new key with a one-block, one-holder run ({@link
- *       FloorMaps#UNIT_RUN_BYTES} B), as a block that starts a run;
+ *       BareChronicleMap#UNIT_RUN_BYTES} B), as a block that starts a run;
  *   <li>{@code remove}: a stored key removed (keys inserted before the invocation, not measured);
  *   <li>{@code replaceInPlace}: a pinned shape's 64 × 16 run ({@link #PINNED_RUN_BYTES} B) copied
  *       out, one palette entry patched and the value replaced with one of the same size, as {@code
@@ -77,149 +72,33 @@ public class ChronicleWriteFloorBenchmark {
   static final int BLOCKS = 64;
   static final int HOLDERS = 16;
   static final int CHAINS_PER_BATCH = BATCH / BLOCKS;
-  static final int PARTITION = 7;
-  static final int KEY_BYTES = 4 + 8;
 
   /** A 64-block run held by 16 replicas, each with its own palette entry (the pinned shape). */
-  static final int PINNED_RUN_BYTES = FloorMaps.runBytes(BLOCKS, HOLDERS, HOLDERS);
+  static final int PINNED_RUN_BYTES = BareChronicleMap.runBytes(BLOCKS, HOLDERS, HOLDERS);
 
   /** A 64-block run of one holder (a new chain's run once stored). */
-  static final int CHAIN_RUN_BYTES = FloorMaps.runBytes(BLOCKS, 1, 1);
+  static final int CHAIN_RUN_BYTES = BareChronicleMap.runBytes(BLOCKS, 1, 1);
 
-  /** The writer's reused buffers and the Chronicle operations of {@code RunEntries}. */
-  abstract static class Writer {
-    ChronicleMap<byte[], byte[]> map;
-    final byte[] key = new byte[KEY_BYTES];
-    final BytesStore<?, byte[]> keyStore = BytesStore.wrap(key);
-    final byte[] locator = new byte[FloorMaps.LOCATOR_BYTES_8];
-    final BytesStore<?, byte[]> locatorStore = BytesStore.wrap(locator);
-    final byte[] unitRun = new byte[FloorMaps.UNIT_RUN_BYTES];
-    final BytesStore<?, byte[]> unitRunStore = BytesStore.wrap(unitRun);
-    byte[] run = new byte[PINNED_RUN_BYTES];
-    BytesStore<?, byte[]> runStore = BytesStore.wrap(run);
-    byte[] prev = new byte[PINNED_RUN_BYTES];
-    BytesStore<?, byte[]> prevStore = BytesStore.wrap(prev);
-
+  /** The writer: a bare map's operations, and a new chain's entries as the engine writes them. */
+  abstract static class Writer extends BareChronicleMap {
     Writer() {
-      locator[0] = FloorMaps.LOCATOR_TAG;
-      unitRun[0] = FloorMaps.RUN_TAG;
-      run[0] = FloorMaps.RUN_TAG;
-    }
-
-    /** The key of block {@code block} (a global block number: its hash is a bijection of it). */
-    final void fillKey(final long block) {
-      Workload.putEngineKey(key, PARTITION, SyntheticChains.mix64(~block));
-    }
-
-    /** Inserts {@code value[0..len)} under the current key, which must be absent. */
-    final boolean insert(final BytesStore<?, byte[]> value, final int len) {
-      try (ExternalMapQueryContext<byte[], byte[], ?> c =
-          map.queryContext(keyStore, 0, KEY_BYTES)) {
-        c.updateLock().lock();
-        if (c.entry() != null) {
-          return false;
-        }
-        c.absentEntry().doInsert(c.wrapValueBytesAsData(value, 0, len));
-        return true;
-      }
-    }
-
-    /** Removes the current key's entry; false if there was none. */
-    final boolean removeKey() {
-      try (ExternalMapQueryContext<byte[], byte[], ?> c =
-          map.queryContext(keyStore, 0, KEY_BYTES)) {
-        c.updateLock().lock();
-        final MapEntry<byte[], byte[]> e = c.entry();
-        if (e == null) {
-          return false;
-        }
-        e.doRemove();
-        return true;
-      }
-    }
-
-    /**
-     * Stores a larger value over the current key's entry as {@code RunEntries.put} does: the old
-     * value copied aside, the entry removed and the new one inserted in the same context.
-     */
-    final void grow(final BytesStore<?, byte[]> value, final int len) {
-      try (ExternalMapQueryContext<byte[], byte[], ?> c =
-          map.queryContext(keyStore, 0, KEY_BYTES)) {
-        c.updateLock().lock();
-        final MapEntry<byte[], byte[]> e = c.entry();
-        final Data<byte[]> data = c.wrapValueBytesAsData(value, 0, len);
-        if (e == null) {
-          c.absentEntry().doInsert(data);
-          return;
-        }
-        final Data<byte[]> stored = e.value();
-        stored.bytes().read(stored.offset(), prev, 0, (int) stored.size());
-        e.doRemove();
-        c.absentEntry().doInsert(data);
-      }
-    }
-
-    /** Reads the current key's value tag and size (a read context, as {@code readLocation}). */
-    final long readLocation() {
-      try (ExternalMapQueryContext<byte[], byte[], ?> c =
-          map.queryContext(keyStore, 0, KEY_BYTES)) {
-        final MapEntry<byte[], byte[]> e = c.entry();
-        if (e == null) {
-          return -1;
-        }
-        final Data<byte[]> v = e.value();
-        return v.bytes().readByte(v.offset()) + v.size();
-      }
-    }
-
-    /**
-     * Copies the current key's run out, patches {@code lastSeen} at {@code seenOffset} and replaces
-     * the value in place with the same size, as {@code RunRefresh.refresh}; returns the size, or -1
-     * if the key is absent.
-     */
-    final int replaceInPlace(final int seenOffset, final long seen) {
-      try (ExternalMapQueryContext<byte[], byte[], ?> c =
-          map.queryContext(keyStore, 0, KEY_BYTES)) {
-        c.updateLock().lock();
-        final MapEntry<byte[], byte[]> e = c.entry();
-        if (e == null) {
-          return -1;
-        }
-        final Data<byte[]> v = e.value();
-        final int size = (int) v.size();
-        v.bytes().read(v.offset(), run, 0, size);
-        for (int i = 0; i < 8; i++) {
-          run[seenOffset + i] = (byte) (seen >>> (8 * i));
-        }
-        e.doReplaceValue(c.wrapValueBytesAsData(runStore, 0, size));
-        return size;
-      }
+      super(PINNED_RUN_BYTES);
     }
 
     /** Inserts the Chronicle entries of new 64-block chain {@code chain}, as the engine does. */
     final void insertChain(final long chain) {
       final long base = chain * BLOCKS;
       fillKey(base);
-      if (!insert(unitRunStore, FloorMaps.UNIT_RUN_BYTES)) {
+      if (!insert(unitRunStore, BareChronicleMap.UNIT_RUN_BYTES)) {
         throw new IllegalStateException("chain " + chain + " is not new");
       }
-      for (int i = 0; i < 8; i++) {
-        locator[2 + i] = key[4 + i];
-      }
       for (int b = 1; b < BLOCKS; b++) {
+        locatorFor(base, b);
         fillKey(base + b);
-        locator[1] = (byte) b;
-        insert(locatorStore, FloorMaps.LOCATOR_BYTES_8);
+        insert(locatorStore, BareChronicleMap.LOCATOR_BYTES);
       }
       fillKey(base);
-      grow(runStore, CHAIN_RUN_BYTES);
-    }
-
-    void close() {
-      if (map != null) {
-        map.close();
-        map = null;
-      }
+      grow(CHAIN_RUN_BYTES);
     }
   }
 
@@ -253,11 +132,11 @@ public class ChronicleWriteFloorBenchmark {
 
     @Setup(Level.Trial)
     public void open() {
-      map = FloorMaps.engineMap(entries, 8, 1.0);
+      use(BareChronicleMap.engineSized(entries, 8, 1.0));
       final long touch = -prefault - 1; // block numbers below 0: disjoint from the measured keys
       for (long k = touch; k < -1; k++) {
         fillKey(k);
-        if (insert(locatorStore, FloorMaps.LOCATOR_BYTES_8)) {
+        if (insert(locatorStore, BareChronicleMap.LOCATOR_BYTES)) {
           prefaulted++;
         }
       }
@@ -267,7 +146,7 @@ public class ChronicleWriteFloorBenchmark {
       }
       for (long k = 0; k < fill; k++) {
         fillKey(k);
-        insert(locatorStore, FloorMaps.LOCATOR_BYTES_8);
+        insert(locatorStore, BareChronicleMap.LOCATOR_BYTES);
       }
       nextBlock = fill;
     }
@@ -317,7 +196,7 @@ public class ChronicleWriteFloorBenchmark {
       startBatch();
       for (long b = firstThisInvocation; b < firstThisInvocation + BATCH; b++) {
         fillKey(b);
-        insert(locatorStore, FloorMaps.LOCATOR_BYTES_8);
+        insert(locatorStore, BareChronicleMap.LOCATOR_BYTES);
       }
       nextBlock = firstThisInvocation + BATCH;
     }
@@ -337,25 +216,22 @@ public class ChronicleWriteFloorBenchmark {
     @Param({"781"})
     public int refreshChains;
 
-    final int seenOffset = FloorMaps.firstPaletteSeenOffset(BLOCKS, HOLDERS);
+    final int seenOffset = BareChronicleMap.firstPaletteSeenOffset(HOLDERS);
     final int[] order = new int[POOL];
     int next;
     long seen;
 
     @Setup(Level.Trial)
     public void open() {
-      map = FloorMaps.engineMap((long) refreshChains * BLOCKS * HOLDERS, 8, HOLDERS);
+      use(BareChronicleMap.engineSized((long) refreshChains * BLOCKS * HOLDERS, 8, HOLDERS));
       for (int c = 0; c < refreshChains; c++) {
         final long base = (long) c * BLOCKS;
         fillKey(base);
-        insert(runStore, PINNED_RUN_BYTES);
-        for (int i = 0; i < 8; i++) {
-          locator[2 + i] = key[4 + i];
-        }
+        insertRun(PINNED_RUN_BYTES);
         for (int b = 1; b < BLOCKS; b++) {
+          locatorFor(base, b);
           fillKey(base + b);
-          locator[1] = (byte) b;
-          insert(locatorStore, FloorMaps.LOCATOR_BYTES_8);
+          insert(locatorStore, BareChronicleMap.LOCATOR_BYTES);
         }
       }
       final SplittableRandom rnd = new SplittableRandom(7);
@@ -380,7 +256,7 @@ public class ChronicleWriteFloorBenchmark {
   public void insertLocator(final NewKeys s) {
     for (int i = 0; i < BATCH; i++) {
       s.fillKey(s.nextBlock++);
-      s.insert(s.locatorStore, FloorMaps.LOCATOR_BYTES_8);
+      s.insert(s.locatorStore, BareChronicleMap.LOCATOR_BYTES);
     }
   }
 
@@ -389,7 +265,7 @@ public class ChronicleWriteFloorBenchmark {
   public void insertUnitRun(final NewKeys s) {
     for (int i = 0; i < BATCH; i++) {
       s.fillKey(s.nextBlock++);
-      s.insert(s.unitRunStore, FloorMaps.UNIT_RUN_BYTES);
+      s.insert(s.unitRunStore, BareChronicleMap.UNIT_RUN_BYTES);
     }
   }
 

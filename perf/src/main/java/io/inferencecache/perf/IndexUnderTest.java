@@ -1,7 +1,6 @@
 package io.inferencecache.perf;
 
 import io.inferencecache.engine.CacheIndex;
-import io.inferencecache.engine.CacheIndexV1;
 import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.engine.IndexEvent;
 import io.inferencecache.engine.IngestUpdate;
@@ -18,20 +17,12 @@ public abstract class IndexUnderTest implements AutoCloseable {
   public static final String OFFHEAP = "offheap";
   public static final String ONHEAP = "onheap";
 
-  /**
-   * The engine's previous layout (one Chronicle entry per block; {@code CacheIndexV1}, a perf-scope
-   * copy kept for the side-by-side figures of the v2 layout).
-   */
-  public static final String OFFHEAP_V1 = "offheap-v1";
-
   /** Opens an empty index of kind {@code impl} with {@code config}'s settings. */
   public static IndexUnderTest open(final String impl, final IndexConfig config) {
     return switch (impl) {
       case OFFHEAP -> new Engine(CacheIndex.open(config));
       case ONHEAP -> new OnHeap(new OnHeapReferenceIndex(config));
-      case OFFHEAP_V1 -> new EngineV1(CacheIndexV1.open(config));
-      default ->
-          throw new IllegalArgumentException("impl must be offheap, offheap-v1 or onheap: " + impl);
+      default -> throw new IllegalArgumentException("impl must be offheap or onheap: " + impl);
     };
   }
 
@@ -97,20 +88,6 @@ public abstract class IndexUnderTest implements AutoCloseable {
    * CacheIndex.footprintBytes()}); 0 for the on-heap reference.
    */
   public abstract long offHeapBytes();
-
-  /**
-   * Bytes the stored entries use (chunks, hash-lookup slots, directory slots and run ids, one LFU
-   * counter each); 0 for the on-heap reference. {@link #offHeapBytes()} is what was allocated.
-   */
-  public abstract long usedOffHeapBytes();
-
-  /**
-   * Bytes per holder-block by structure (layout v2 only, {@code StorageProbe.breakdown}); null for
-   * the other indexes.
-   */
-  public java.util.Map<String, Double> breakdown() {
-    return null;
-  }
 
   @Override
   public abstract void close();
@@ -182,79 +159,6 @@ public abstract class IndexUnderTest implements AutoCloseable {
     }
 
     @Override
-    public long usedOffHeapBytes() {
-      return io.inferencecache.engine.StorageProbe.usedBytes(index);
-    }
-
-    @Override
-    public java.util.Map<String, Double> breakdown() {
-      return io.inferencecache.engine.StorageProbe.breakdown(index);
-    }
-
-    @Override
-    public void close() {
-      index.close();
-    }
-  }
-
-  /** The engine's v1 layout (perf-scope copy). */
-  static final class EngineV1 extends IndexUnderTest {
-    final CacheIndexV1 index;
-    final LookupResult result = new LookupResult();
-
-    EngineV1(final CacheIndexV1 index) {
-      this.index = index;
-    }
-
-    @Override
-    public boolean prefixEvicted(
-        final String tenant, final String model, final String replica, final byte[] hash) {
-      index.applyEvent(evictedEvent(tenant, model, replica, hash));
-      return true;
-    }
-
-    @Override
-    public void ingest(final IngestUpdate u) {
-      index.ingest(u);
-    }
-
-    @Override
-    public int lookupRoute(final LookupRequest q) {
-      index.lookupRoute(q, result);
-      return result.size();
-    }
-
-    @Override
-    public Object lastResult() {
-      return result;
-    }
-
-    @Override
-    public int topMatchedTokens() {
-      return result.size() == 0 ? 0 : result.matchedTokens(0);
-    }
-
-    @Override
-    public int creditLast() {
-      return index.creditDelivered(result);
-    }
-
-    @Override
-    public long totalEntries() {
-      return index.totalEntries();
-    }
-
-    @Override
-    public long offHeapBytes() {
-      return index.offHeapBytes();
-    }
-
-    @Override
-    public long usedOffHeapBytes() {
-      return io.inferencecache.engine.StorageProbe.usedBytes(index);
-    }
-
-    @Override
     public void close() {
       index.close();
     }
@@ -302,11 +206,6 @@ public abstract class IndexUnderTest implements AutoCloseable {
 
     @Override
     public long offHeapBytes() {
-      return 0;
-    }
-
-    @Override
-    public long usedOffHeapBytes() {
       return 0;
     }
 

@@ -68,7 +68,7 @@ public class IngestBenchmark {
   /** Chains a newHolder iteration starts from; each can gain 15 holders. */
   private static final int GROW_CHAINS = 2048;
 
-  @Param({IndexUnderTest.OFFHEAP, IndexUnderTest.OFFHEAP_V1, IndexUnderTest.ONHEAP})
+  @Param({IndexUnderTest.OFFHEAP, IndexUnderTest.ONHEAP})
   public String impl;
 
   @Param({"newKeys", "refresh", "newHolder"})

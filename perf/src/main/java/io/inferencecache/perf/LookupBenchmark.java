@@ -42,7 +42,7 @@ import org.openjdk.jmh.infra.Blackhole;
 public abstract class LookupBenchmark {
   private static final int ORDER = 1 << 16;
 
-  @Param({IndexUnderTest.OFFHEAP, IndexUnderTest.OFFHEAP_V1, IndexUnderTest.ONHEAP})
+  @Param({IndexUnderTest.OFFHEAP, IndexUnderTest.ONHEAP})
   public String impl;
 
   private Workload workload;

@@ -21,8 +21,8 @@ import java.util.Map;
  *
  * <ul>
  *   <li>engine: {@code CacheIndex.footprintBytes()} ÷ holder-blocks (what the off-heap map and LFU
- *       arena occupy, and the block directory's heap table; v1: {@code offHeapBytes()}), plus, for
- *       context, the growth of the process' resident set and of the heap;
+ *       arena occupy, and the block directory's heap table), plus, for context, the growth of the
+ *       process' resident set and of the heap;
  *   <li>baseline: heap used after {@code System.gc()} (MemoryMXBean), minus the same before the
  *       build, ÷ holder-blocks.
  * </ul>
@@ -30,14 +30,12 @@ import java.util.Map;
  * <p>Run it with the off-heap JVM flags and a heap large enough for the on-heap baseline, e.g.
  * {@code java $(java -cp perf/target/benchmarks.jar io.inferencecache.perf.JvmFlags) -Xmx8g -cp
  * perf/target/benchmarks.jar io.inferencecache.perf.MemoryFootprint --shapes pinned}. Options:
- * {@code --shapes single,pinned,long,mooncake}, {@code --impls offheap,offheap-v1,onheap}, {@code
+ * {@code --shapes single,pinned,long,mooncake}, {@code --impls offheap,onheap}, {@code
  * --pinned-chains 12500}, {@code --long-chains 256}, {@code --single-keys 800000}, {@code --trace
  * PATH}, {@code --offheap-hint H} (adds a row of each off-heap impl sized with
  * averageHoldersPerKey=H), {@code --lfu true} (adds a row of the engine with every tenant evicting
  * by LFU, so every holder-block has an LFU counter; the other rows' tenants are LRU, the default),
- * {@code --out FILE.json}. Engine rows of layout v2 also give the bytes per holder-block by
- * structure ({@code breakdownPerHolderBlock}: entry overhead, hash-lookup slots, value sections,
- * LFU counters, allocated but unused).
+ * {@code --out FILE.json}.
  */
 public final class MemoryFootprint {
   private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
@@ -48,20 +46,18 @@ public final class MemoryFootprint {
     final Map<String, String> opt = parse(args);
     final List<String> shapes =
         List.of(opt.getOrDefault("shapes", "single,pinned,long,mooncake").split(","));
-    final List<String> impls =
-        List.of(opt.getOrDefault("impls", "offheap,offheap-v1,onheap").split(","));
+    final List<String> impls = List.of(opt.getOrDefault("impls", "offheap,onheap").split(","));
     final String hint = opt.get("offheap-hint");
     final List<Map<String, Object>> rows = new ArrayList<>();
     System.out.printf(
         Locale.ROOT,
-        "%-9s %-18s %12s %10s %14s %10s %10s %10s %10s %8s%n",
+        "%-9s %-18s %12s %10s %14s %10s %10s %10s %8s%n",
         "shape",
         "impl",
         "holderBlks",
         "keys",
         "bytes",
         "B/hblk",
-        "used B/hb",
         "rss B/hb",
         "heap B/hb",
         "build s");
@@ -126,8 +122,6 @@ public final class MemoryFootprint {
     final long rssDelta = rssAfter - rssBefore;
     final boolean offHeap = !impl.equals(IndexUnderTest.ONHEAP);
     final long bytes = offHeap ? index.offHeapBytes() : heapDelta;
-    final long used = offHeap ? index.usedOffHeapBytes() : heapDelta;
-    final Map<String, Double> breakdown = index.breakdown();
     index.close();
     index = null;
     heapUsedAfterGc();
@@ -140,33 +134,22 @@ public final class MemoryFootprint {
     row.put("measure", offHeap ? "footprintBytes()" : "heap after GC");
     row.put("bytes", bytes);
     row.put("bytesPerHolderBlock", (double) bytes / blocks);
-    row.put("usedBytes", used);
-    row.put("usedPerHolderBlock", (double) used / blocks);
     row.put("rssDeltaPerHolderBlock", (double) rssDelta / blocks);
     row.put("heapDeltaPerHolderBlock", (double) heapDelta / blocks);
     row.put("buildSeconds", buildSeconds);
     row.put("buildBlocksPerSecond", blocks / buildSeconds);
-    if (breakdown != null) {
-      row.put("breakdownPerHolderBlock", breakdown);
-    }
     System.out.printf(
         Locale.ROOT,
-        "%-9s %-18s %12d %10d %14d %10.1f %10.1f %10.1f %10.1f %8.1f%n",
+        "%-9s %-18s %12d %10d %14d %10.1f %10.1f %10.1f %8.1f%n",
         w.name(),
         label,
         blocks,
         w.distinctKeys(),
         bytes,
         (double) bytes / blocks,
-        (double) used / blocks,
         (double) rssDelta / blocks,
         (double) heapDelta / blocks,
         buildSeconds);
-    if (breakdown != null) {
-      final StringBuilder line = new StringBuilder("          B/hb by structure:");
-      breakdown.forEach((k, v) -> line.append(String.format(Locale.ROOT, " %s %.2f", k, v)));
-      System.out.println(line);
-    }
     return row;
   }
 

@@ -17,23 +17,20 @@ import java.util.function.DoublePredicate;
 
 /**
  * Prints the engine results of a run as a Markdown table: per figure the engine ({@code
- * impl=offheap}, the current layout), the v1 layout ({@code impl=offheap-v1}) and the on-heap
- * reference ({@code impl=onheap}) side by side, the ratios engine ÷ v1 and engine ÷ reference, the
- * issue-15 target and whether the engine meets it. A figure whose implementation is missing from
- * the files shows "—".
+ * impl=offheap}) and the on-heap reference ({@code impl=onheap}) side by side, the ratio engine ÷
+ * reference, the issue-15 target and whether the engine meets it. A figure whose implementation is
+ * missing from the files shows "—".
  *
  * <p>Arguments, in any order: JMH JSON result files ({@code -rf json}), {@link MemoryFootprint}
  * JSON files and {@link AllocationProbe} text files (named {@code allocation-*.txt}).
  */
 public final class ResultsTable {
   static final String HEADER =
-      "| metric | shape / size | engine (`offheap`) | v1 (`offheap-v1`) | reference (`onheap`)"
-          + " | engine ÷ v1 | engine ÷ reference | target | engine meets |\n"
-          + "|---|---|---:|---:|---:|---:|---:|---|---|\n";
+      "| metric | shape / size | engine (`offheap`) | reference (`onheap`)"
+          + " | engine ÷ reference | target | engine meets |\n"
+          + "|---|---|---:|---:|---:|---|---|\n";
 
-  private static final String[] IMPLS = {
-    IndexUnderTest.OFFHEAP, IndexUnderTest.OFFHEAP_V1, IndexUnderTest.ONHEAP
-  };
+  private static final String[] IMPLS = {IndexUnderTest.OFFHEAP, IndexUnderTest.ONHEAP};
   private static final String[] LOOKUP_BENCHMARKS = {
     "SingleHolderLookupBenchmark",
     "PinnedChainLookupBenchmark",
@@ -242,11 +239,10 @@ public final class ResultsTable {
       final String impl = m.get("impl").asText();
       final boolean hinted = impl.startsWith(IndexUnderTest.OFFHEAP + "(");
       if (!hinted && !impl.equals(IndexUnderTest.OFFHEAP)) {
-        continue; // one row per engine entry; its v1 and reference partners are looked up
+        continue; // one row per engine entry; its reference partner is looked up
       }
       final String suffix = hinted ? impl.substring(impl.indexOf('(')) : "";
       final String shape = m.get("shape").asText();
-      final JsonNode v1 = memoryRow(shape, IndexUnderTest.OFFHEAP_V1 + suffix);
       final JsonNode ref = memoryRow(shape, IndexUnderTest.ONHEAP);
       final double target =
           switch (shape) {
@@ -259,28 +255,10 @@ public final class ResultsTable {
           sb,
           "bytes per holder-block, allocated" + (hinted ? " — sized " + suffix : ""),
           size,
-          new double[] {
-            bytes(m, "bytesPerHolderBlock"),
-            bytes(v1, "bytesPerHolderBlock"),
-            bytes(ref, "bytesPerHolderBlock")
-          },
+          new double[] {bytes(m, "bytesPerHolderBlock"), bytes(ref, "bytesPerHolderBlock")},
           x -> fmt(x, "B"),
           target < 0 ? "—" : "≤ " + fmt(target, "B"),
           target < 0 ? null : x -> x <= target);
-      if (!hinted && m.has("usedPerHolderBlock")) {
-        row(
-            sb,
-            "bytes per holder-block, used",
-            size,
-            new double[] {
-              bytes(m, "usedPerHolderBlock"),
-              bytes(v1, "usedPerHolderBlock"),
-              bytes(ref, "usedPerHolderBlock")
-            },
-            x -> fmt(x, "B"),
-            "—",
-            null);
-      }
     }
   }
 
@@ -373,8 +351,7 @@ public final class ResultsTable {
   }
 
   /**
-   * One row: engine, v1, reference (NaN = not measured), both ratios, target and the engine's
-   * verdict.
+   * One row: engine, reference (NaN = not measured), their ratio, target and the engine's verdict.
    */
   private static void row(
       final StringBuilder sb,
@@ -390,8 +367,6 @@ public final class ResultsTable {
     }
     sb.append(" | ")
         .append(ratio(v[0], v[1]))
-        .append(" | ")
-        .append(ratio(v[0], v[2]))
         .append(" | ")
         .append(target)
         .append(" | ")

@@ -2,10 +2,6 @@ package io.inferencecache.perf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.inferencecache.engine.CacheIndex;
-import io.inferencecache.engine.IndexConfig;
-import io.inferencecache.engine.StorageProbe;
-import io.inferencecache.engine.internal.FloorMaps;
 import net.openhft.chronicle.map.ChronicleMap;
 import org.junit.jupiter.api.Test;
 
@@ -29,39 +25,27 @@ class ChronicleWriteFloorBenchmarkTest {
   }
 
   @Test
-  void newKeyMapIsSizedAsTheEnginesNewKeysIndex() {
-    final ChronicleWriteFloorBenchmark.NewKeys s = newKeys(200_000, 0);
-    try (CacheIndex engine =
-        CacheIndex.open(
-            new IndexConfig().maxEntries(200_000).averageHashBytes(8).averageHoldersPerKey(1.0))) {
-      assertThat(s.map.offHeapMemoryUsed()).isEqualTo(StorageProbe.mainMapBytes(engine));
-    } finally {
-      s.closeMap();
-    }
-  }
-
-  @Test
   void insertModesAddABatchOfNewKeysOfTheirValueSizeAndTheFillIsRestoredAfter() {
     final ChronicleWriteFloorBenchmark.NewKeys s = newKeys(200_000, 1_000);
     try {
-      assertThat(s.map.longSize()).isEqualTo(1_000);
+      assertThat(s.map().longSize()).isEqualTo(1_000);
 
       s.mark();
       bench.insertLocator(s);
-      assertThat(s.map.longSize()).isEqualTo(1_000 + ChronicleWriteFloorBenchmark.BATCH);
-      final byte[] locator = valueOf(s.map, s.nextBlock - 1, s);
-      assertThat(locator).hasSize(FloorMaps.LOCATOR_BYTES_8);
-      assertThat(locator[0]).isEqualTo(FloorMaps.LOCATOR_TAG);
+      assertThat(s.map().longSize()).isEqualTo(1_000 + ChronicleWriteFloorBenchmark.BATCH);
+      final byte[] locator = valueOf(s.map(), s.nextBlock - 1, s);
+      assertThat(locator).hasSize(BareChronicleMap.LOCATOR_BYTES);
+      assertThat(locator[0]).isEqualTo(BareChronicleMap.LOCATOR_TAG);
       s.removeInserted();
-      assertThat(s.map.longSize()).isEqualTo(1_000);
-      assertThat(valueOf(s.map, s.nextBlock - 1, s)).isNull();
+      assertThat(s.map().longSize()).isEqualTo(1_000);
+      assertThat(valueOf(s.map(), s.nextBlock - 1, s)).isNull();
 
       s.mark();
       bench.insertUnitRun(s);
-      assertThat(s.map.longSize()).isEqualTo(1_000 + ChronicleWriteFloorBenchmark.BATCH);
-      assertThat(valueOf(s.map, s.nextBlock - 1, s)).hasSize(FloorMaps.UNIT_RUN_BYTES);
+      assertThat(s.map().longSize()).isEqualTo(1_000 + ChronicleWriteFloorBenchmark.BATCH);
+      assertThat(valueOf(s.map(), s.nextBlock - 1, s)).hasSize(BareChronicleMap.UNIT_RUN_BYTES);
       s.removeInserted();
-      assertThat(s.map.longSize()).isEqualTo(1_000);
+      assertThat(s.map().longSize()).isEqualTo(1_000);
     } finally {
       s.closeMap();
     }
@@ -76,12 +60,12 @@ class ChronicleWriteFloorBenchmarkTest {
     s.open();
     try {
       assertThat(s.prefaulted).isEqualTo(20_000); // every prefault key was new, then removed
-      assertThat(s.map.longSize()).isEqualTo(50);
+      assertThat(s.map().longSize()).isEqualTo(50);
       s.mark();
       assertThat(s.firstThisInvocation).isGreaterThanOrEqualTo(50);
       bench.insertLocator(s);
       s.removeInserted();
-      assertThat(s.map.longSize()).isEqualTo(50);
+      assertThat(s.map().longSize()).isEqualTo(50);
     } finally {
       s.closeMap();
     }
@@ -95,21 +79,21 @@ class ChronicleWriteFloorBenchmarkTest {
       final long first = s.firstThisInvocation;
       assertThat(first % ChronicleWriteFloorBenchmark.BLOCKS).isZero();
       bench.newChain(s);
-      assertThat(s.map.longSize()).isEqualTo(10 + ChronicleWriteFloorBenchmark.BATCH);
+      assertThat(s.map().longSize()).isEqualTo(10 + ChronicleWriteFloorBenchmark.BATCH);
       for (int c = 0; c < ChronicleWriteFloorBenchmark.CHAINS_PER_BATCH; c++) {
         final long head = first + (long) c * ChronicleWriteFloorBenchmark.BLOCKS;
-        final byte[] run = valueOf(s.map, head, s);
+        final byte[] run = valueOf(s.map(), head, s);
         assertThat(run).hasSize(ChronicleWriteFloorBenchmark.CHAIN_RUN_BYTES);
-        assertThat(run[0]).isEqualTo(FloorMaps.RUN_TAG);
+        assertThat(run[0]).isEqualTo(BareChronicleMap.RUN_TAG);
         s.fillKey(head);
         final byte[] headHash = java.util.Arrays.copyOfRange(s.key, 4, 12);
-        final byte[] loc = valueOf(s.map, head + 5, s);
-        assertThat(loc[0]).isEqualTo(FloorMaps.LOCATOR_TAG);
+        final byte[] loc = valueOf(s.map(), head + 5, s);
+        assertThat(loc[0]).isEqualTo(BareChronicleMap.LOCATOR_TAG);
         assertThat(loc[1]).isEqualTo((byte) 5);
         assertThat(java.util.Arrays.copyOfRange(loc, 2, 10)).isEqualTo(headHash);
       }
       s.removeInserted();
-      assertThat(s.map.longSize()).isEqualTo(10);
+      assertThat(s.map().longSize()).isEqualTo(10);
     } finally {
       s.closeMap();
     }
@@ -123,9 +107,9 @@ class ChronicleWriteFloorBenchmarkTest {
     s.open();
     try {
       s.insertBatch();
-      assertThat(s.map.longSize()).isEqualTo(100 + ChronicleWriteFloorBenchmark.BATCH);
+      assertThat(s.map().longSize()).isEqualTo(100 + ChronicleWriteFloorBenchmark.BATCH);
       bench.remove(s);
-      assertThat(s.map.longSize()).isEqualTo(100);
+      assertThat(s.map().longSize()).isEqualTo(100);
       s.checkRemoved();
     } finally {
       s.closeMap();
@@ -138,14 +122,14 @@ class ChronicleWriteFloorBenchmarkTest {
     s.refreshChains = 8;
     s.open();
     try {
-      assertThat(s.map.longSize()).isEqualTo(8L * ChronicleWriteFloorBenchmark.BLOCKS);
+      assertThat(s.map().longSize()).isEqualTo(8L * ChronicleWriteFloorBenchmark.BLOCKS);
       final int chain = s.order[0];
       assertThat(bench.replaceInPlace(s)).isEqualTo(ChronicleWriteFloorBenchmark.PINNED_RUN_BYTES);
-      final byte[] run = valueOf(s.map, (long) chain * ChronicleWriteFloorBenchmark.BLOCKS, s);
+      final byte[] run = valueOf(s.map(), (long) chain * ChronicleWriteFloorBenchmark.BLOCKS, s);
       assertThat(run).hasSize(ChronicleWriteFloorBenchmark.PINNED_RUN_BYTES);
       assertThat(run[s.seenOffset]).isEqualTo((byte) 1); // lastSeen 1, little endian
       assertThat(bench.refreshChain(s)).isEqualTo(ChronicleWriteFloorBenchmark.PINNED_RUN_BYTES);
-      assertThat(s.map.longSize()).isEqualTo(8L * ChronicleWriteFloorBenchmark.BLOCKS);
+      assertThat(s.map().longSize()).isEqualTo(8L * ChronicleWriteFloorBenchmark.BLOCKS);
     } finally {
       s.closeMap();
     }

@@ -10,7 +10,7 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The engine table: v2, v1 and the reference side by side from a small fixture of results. */
+/** The engine table: the engine and the reference side by side from a small fixture of results. */
 class ResultsTableTest {
   @TempDir Path dir;
 
@@ -54,22 +54,16 @@ class ResultsTableTest {
         unit);
   }
 
-  /** A JMH file: every lookup shape (Mooncake without v1), LFU, ingest (newHolder v2 only). */
+  /**
+   * A JMH file: every lookup shape (Mooncake engine only), LFU and newHolder ingest engine only.
+   */
   static String jmhFixture() {
     return "["
         + String.join(
             ",",
             lookup("SingleHolderLookupBenchmark", "offheap", "\"keys\":\"800000\"", 0.24, 2.0, 0.4),
-            lookup("SingleHolderLookupBenchmark", "offheap-v1", "\"keys\":\"800000\"", 2.5, 5, 1),
             lookup("SingleHolderLookupBenchmark", "onheap", "\"keys\":\"800000\"", 2.0, 10, 600),
             lookup("PinnedChainLookupBenchmark", "offheap", "\"pinnedChains\":\"781\"", 20, 80, 18),
-            lookup(
-                "PinnedChainLookupBenchmark",
-                "offheap-v1",
-                "\"pinnedChains\":\"781\"",
-                250,
-                900,
-                230),
             lookup(
                 "PinnedChainLookupBenchmark",
                 "onheap",
@@ -79,17 +73,8 @@ class ResultsTableTest {
                 44500),
             lookup("LongChainLookupBenchmark", "offheap", "\"longChains\":\"256\"", 100, 40, 300),
             lookup(
-                "LongChainLookupBenchmark",
-                "offheap-v1",
-                "\"longChains\":\"256\"",
-                1000,
-                8000,
-                250),
-            lookup(
                 "LongChainLookupBenchmark", "onheap", "\"longChains\":\"256\"", 1500, 9000, 210000),
             lookup("MooncakeLookupBenchmark", "offheap", "\"trace\":\"conversation\"", 6, 38, 12),
-            lookup(
-                "MooncakeLookupBenchmark", "onheap", "\"trace\":\"conversation\"", 50, 12000, 5700),
             scored(
                 "LfuCreditBenchmark.lookupOnly",
                 "offheap",
@@ -103,28 +88,10 @@ class ResultsTableTest {
                 202_400,
                 "ns/op"),
             scored(
-                "LfuCreditBenchmark.lookupOnly",
-                "offheap-v1",
-                ",\"pinnedChains\":\"781\"",
-                1.2,
-                "ms/op"),
-            scored(
-                "LfuCreditBenchmark.lookupAndCredit",
-                "offheap-v1",
-                ",\"pinnedChains\":\"781\"",
-                1.1,
-                "ms/op"),
-            scored(
                 "IngestBenchmark.ingest",
                 "offheap",
                 ",\"mode\":\"refresh\",\"refreshChains\":\"781\"",
                 6_000_000,
-                "ops/s"),
-            scored(
-                "IngestBenchmark.ingest",
-                "offheap-v1",
-                ",\"mode\":\"refresh\",\"refreshChains\":\"781\"",
-                1_500_000,
                 "ops/s"),
             scored(
                 "IngestBenchmark.ingest",
@@ -148,10 +115,8 @@ class ResultsTableTest {
         + String.join(
             ",",
             memory("pinned", "offheap", 23.5, 18.7),
-            memory("pinned", "offheap-v1", 40.3, 36.3),
             memory("pinned", "onheap", 110, 110),
             memory("pinned", "offheap(hint=1)", 67.7, 19.0),
-            memory("pinned", "offheap-v1(hint=1)", 60.0, 36.0),
             memory("mooncake", "offheap", 60.8, 46.7),
             memory("mooncake", "onheap", 308, 308))
         + "]";
@@ -173,7 +138,6 @@ class ResultsTableTest {
   static final String PROBE =
       "shape     impl            lookups       B/lookup\n"
           + "pinned    offheap          100000           0.00\n"
-          + "pinned    offheap-v1       100000           0.00\n"
           + "pinned    onheap           100000       44488.00\n"
           + "single    offheap          100000          16.50\n";
 
@@ -199,7 +163,7 @@ class ResultsTableTest {
   }
 
   @Test
-  void everyLookupRowShowsV2V1AndTheReferenceWithBothRatiosTheTargetAndTheVerdict()
+  void everyLookupRowShowsTheEngineAndTheReferenceWithTheirRatioTheTargetAndTheVerdict()
       throws IOException {
     final String t = render();
     assertThat(t).startsWith(ResultsTable.HEADER);
@@ -208,9 +172,7 @@ class ResultsTableTest {
             "1-block single-holder hit p50",
             "800000 keys × 1 holder",
             "240 ns",
-            "2.50 µs",
             "2.00 µs",
-            "0.096×",
             "0.12×",
             "≤ 300 ns",
             "yes");
@@ -219,17 +181,14 @@ class ResultsTableTest {
             "64-block / 16-holder full match p50",
             "pinned, 781 chains (800k hb)",
             "20.0 µs",
-            "250.0 µs",
             "100.0 µs",
-            "0.080×",
             "0.20×",
             "≤ 2.00 µs",
             "**no**");
     assertThat(row(t, "64-block / 16-holder full match p99", "pinned"))
-        .containsSequence(
-            "80.0 µs", "900.0 µs", "6.00 ms", "0.089×", "0.013×", "≤ 10.0 µs", "**no**");
+        .containsSequence("80.0 µs", "6.00 ms", "0.013×", "≤ 10.0 µs", "**no**");
     assertThat(row(t, "1,024-block chain p99", "long"))
-        .containsSequence("40.0 µs", "8.00 ms", "9.00 ms")
+        .containsSequence("40.0 µs", "9.00 ms")
         .endsWith("≤ 50.0 µs", "yes");
     assertThat(row(t, "1,024-block chain p50", "long")).endsWith("—", "—");
   }
@@ -242,24 +201,19 @@ class ResultsTableTest {
             "mooncake conversation trace, 8 replicas",
             "38.0 µs",
             "—",
-            "12.00 ms",
             "—",
-            "0.003×",
             "≤ 10.0 µs",
             "**no**");
   }
 
   @Test
   void lfuCreditIsTheDifferenceOverTheMatchedHolderBlocksPerImplementation() throws IOException {
-    // v2: (202,400 − 100,000) ns ÷ 1,024 = 100 ns; v1: (1.1 − 1.2) ms ÷ 1,024 = −98 ns (noise, no
-    // ratio); the reference did not run.
+    // Engine: (202,400 − 100,000) ns ÷ 1,024 = 100 ns; the reference did not run.
     assertThat(row(render(), "LFU credit per matched holder-block", "pinned"))
         .containsExactly(
             "LFU credit per matched holder-block",
             "pinned, 781 chains, LFU tenant; (lookupAndCredit − lookupOnly) ÷ 1,024",
             "100 ns",
-            "−98 ns",
-            "—",
             "—",
             "—",
             "—",
@@ -274,51 +228,46 @@ class ResultsTableTest {
             "ingest block upserts/s, 1 writer (refresh)",
             "pinned, 781 chains",
             "6.00M/s",
-            "1.50M/s",
             "800k/s",
-            "4.00×",
             "7.50×",
             "≥ 5.00M/s",
             "yes");
     assertThat(row(t, "ingest block upserts/s, 1 writer (newKeys)", "new keys, one index"))
         .endsWith("≥ 3.00M/s", "**no**");
     assertThat(row(t, "ingest block upserts/s, 1 writer (newHolder)", "a holder"))
-        .containsSequence("200k/s", "—", "—", "—", "—", "—", "—");
+        .containsSequence("200k/s", "—", "—", "—", "—");
   }
 
   @Test
   void allocationIsJudgedByTheExactProbeNotByJmh() throws IOException {
     final String t = render();
     assertThat(row(t, "allocation per lookup (JMH gc.alloc.rate.norm)", "pinned"))
-        .containsSequence("18.0 B/op", "230 B/op", "44500 B/op")
+        .containsSequence("18.0 B/op", "44500 B/op")
         .endsWith("0 B (judged by the exact row)", "—");
     assertThat(row(t, "allocation per lookup, exact (AllocationProbe)", "pinned"))
-        .containsSequence("0.00 B", "0.00 B", "44488.00 B", "—", "—", "0 B", "yes");
+        .containsSequence("0.00 B", "44488.00 B", "—", "0 B", "yes");
     assertThat(row(t, "allocation per lookup, exact (AllocationProbe)", "single"))
         .containsSequence("16.50 B", "—", "—")
         .endsWith("**no**");
   }
 
   @Test
-  void memoryRowsShowAllocatedAndUsedBytesOfTheThreeAndTheSizedVariant() throws IOException {
+  void memoryRowsShowAllocatedBytesOfBothAndTheSizedVariant() throws IOException {
     final String t = render();
     assertThat(row(t, "bytes per holder-block, allocated", "pinned"))
         .containsExactly(
             "bytes per holder-block, allocated",
             "pinned (12.80M hb)",
             "23.5 B",
-            "40.3 B",
             "110 B",
-            "0.58×",
             "0.21×",
             "≤ 24.0 B",
             "yes");
-    assertThat(row(t, "bytes per holder-block, used", "pinned"))
-        .containsSequence("18.7 B", "36.3 B", "110 B");
+    assertThat(t).doesNotContain("bytes per holder-block, used");
     assertThat(row(t, "bytes per holder-block, allocated — sized (hint=1)", "pinned"))
-        .containsSequence("67.7 B", "60.0 B", "110 B", "1.13×")
+        .containsSequence("67.7 B", "110 B", "0.62×")
         .endsWith("≤ 24.0 B", "**no**");
     assertThat(row(t, "bytes per holder-block, allocated", "mooncake"))
-        .containsSequence("60.8 B", "—", "308 B", "—", "0.20×", "≤ 32.0 B", "**no**");
+        .containsSequence("60.8 B", "308 B", "0.20×", "≤ 32.0 B", "**no**");
   }
 }

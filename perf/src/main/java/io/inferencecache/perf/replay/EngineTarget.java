@@ -132,11 +132,6 @@ final class EngineTarget implements RouteTarget {
   }
 
   @Override
-  public java.util.Map<String, Double> memoryBreakdown() {
-    return io.inferencecache.engine.StorageProbe.breakdown(index);
-  }
-
-  @Override
   public long totalEntries() {
     return index.totalEntries();
   }

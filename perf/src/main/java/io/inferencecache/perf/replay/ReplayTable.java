@@ -139,14 +139,6 @@ final class ReplayTable {
                     + ", hint "
                     + idx.get("holdersHint")
                     + ")"));
-    if (idx.get("breakdownPerHolderBlock") != null) {
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              fmt,
-              "used bytes per holder-block, by structure",
-              idx.get("usedBytesPerHolderBlock") + "  " + idx.get("breakdownPerHolderBlock")));
-    }
     sb.append(
         String.format(
             Locale.ROOT,

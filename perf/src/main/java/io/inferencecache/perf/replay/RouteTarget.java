@@ -76,14 +76,6 @@ interface RouteTarget extends AutoCloseable {
   /** Storage entries (holder-blocks) of the index, or -1 when not in this JVM. */
   long totalEntries();
 
-  /**
-   * The index's bytes per holder-block by structure, "used" among them (layout v2 in this JVM;
-   * {@code StorageProbe.breakdown}), or null. Walks every entry: call it after the run.
-   */
-  default java.util.Map<String, Double> memoryBreakdown() {
-    return null;
-  }
-
   /** Distinct keys of the index, or -1 when not in this JVM. */
   long totalKeys();
 

@@ -343,11 +343,6 @@ public final class TraceReplay {
           "bytesPerHolderBlock", off < 0 || entries <= 0 ? null : round((double) off / entries, 2));
       idx.put(
           "bytesPerProvisionedHolderBlock", off < 0 ? null : round((double) off / maxEntries, 2));
-      final Map<String, Double> memory = target.memoryBreakdown();
-      if (memory != null) {
-        idx.put("usedBytesPerHolderBlock", round(memory.get("used"), 2));
-        idx.put("breakdownPerHolderBlock", memory);
-      }
       idx.put("simulatedStoredBlocks", routed.storedBlocks());
       idx.put("matchesSimulation", entries < 0 ? null : entries == routed.storedBlocks());
       r.put("index", idx);

@@ -7,11 +7,11 @@ import static io.inferencecache.perf.gate.PerfGate.UPDATES_PER_BATCH;
 import static io.inferencecache.perf.gate.PerfGate.cpuNanos;
 
 import io.inferencecache.engine.CacheIndex;
-import io.inferencecache.engine.CacheIndexV1;
 import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.engine.IngestUpdate;
 import io.inferencecache.engine.LookupRequest;
 import io.inferencecache.engine.LookupResult;
+import io.inferencecache.perf.BareChronicleMap;
 import io.inferencecache.perf.SyntheticChains;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,22 +19,31 @@ import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
 /**
- * The pinned-shape indexes (the engine and {@link CacheIndexV1}, filled alike) and the pre-filled
- * requests and updates of the timing figures.
+ * The pinned-shape engine index, the bare Chronicle map of its floor ({@link BareChronicleMap},
+ * sized with the same hints and holding what the engine's map holds for these chains: one entry a
+ * chain, its run of 64 rows × 16 holders under its head key; the engine keeps its other blocks in
+ * its heap block directory), and the pre-filled requests and updates of the timing figures.
  */
 final class EngineFixture implements AutoCloseable {
   private static final int TABLE_SLOTS = 1 << 19; // 4 MiB of longs
 
   final SyntheticChains shape = SyntheticChains.pinned(CHAINS);
   final CacheIndex index;
-  final CacheIndexV1 v1;
+  final BareChronicleMap floor;
+  private final int runBytes =
+      BareChronicleMap.runBytes(
+          SyntheticChains.PINNED_BLOCKS,
+          SyntheticChains.PINNED_HOLDERS,
+          SyntheticChains.PINNED_HOLDERS);
+  private final int seenOffset =
+      BareChronicleMap.firstPaletteSeenOffset(SyntheticChains.PINNED_HOLDERS);
   private final Lookup engineLookup;
-  private final Lookup v1Lookup;
   private final Consumer<IngestUpdate> engineIngest;
-  private final Consumer<IngestUpdate> v1Ingest;
   final LookupRequest[] requests = new LookupRequest[CHAINS];
   final int[] order = new int[LOOKUPS_PER_BATCH];
   final List<IngestUpdate> refresh = new ArrayList<>();
+  final int[] refreshChain = new int[UPDATES_PER_BATCH * 4];
+  private long seen;
   final LookupResult result = new LookupResult();
   final long[] table = new long[TABLE_SLOTS];
   long sink;
@@ -47,21 +56,22 @@ final class EngineFixture implements AutoCloseable {
             .averageHashBytes(8)
             .averageHoldersPerKey(SyntheticChains.PINNED_HOLDERS);
     index = CacheIndex.open(config);
-    v1 = CacheIndexV1.open(config);
+    floor = new BareChronicleMap(runBytes);
+    floor.use(
+        BareChronicleMap.engineSized(shape.holderBlocks(), 8, SyntheticChains.PINNED_HOLDERS));
     engineLookup = index::lookupRoute;
-    v1Lookup = v1::lookupRoute;
     engineIngest = index::ingest;
-    v1Ingest = v1::ingest;
     shape.forEachUpdate(engineIngest);
-    shape.forEachUpdate(v1Ingest);
-    if (index.totalEntries() != shape.holderBlocks() || v1.totalEntries() != shape.holderBlocks()) {
+    if (index.totalEntries() != shape.holderBlocks()) {
       throw new IllegalStateException(
-          "fixture holds "
-              + index.totalEntries()
-              + " (v1: "
-              + v1.totalEntries()
-              + ") entries, not "
-              + shape.holderBlocks());
+          "fixture holds " + index.totalEntries() + " entries, not " + shape.holderBlocks());
+    }
+    for (int c = 0; c < CHAINS; c++) {
+      floor.fillKeyOfHash(shape.blockHash(c, 0));
+      floor.insertRun(runBytes);
+    }
+    if (floor.map().longSize() != CHAINS) {
+      throw new IllegalStateException("floor map holds " + floor.map().longSize() + " keys");
     }
     for (int c = 0; c < CHAINS; c++) {
       requests[c] = new LookupRequest();
@@ -73,6 +83,7 @@ final class EngineFixture implements AutoCloseable {
     }
     for (int i = 0; i < UPDATES_PER_BATCH * 4; i++) {
       final int c = rnd.nextInt(CHAINS);
+      refreshChain[i] = c;
       final int[] holders = shape.holdersOf(c);
       refresh.add(shape.update(c, holders[rnd.nextInt(holders.length)]));
     }
@@ -88,9 +99,29 @@ final class EngineFixture implements AutoCloseable {
     return lookups(engineLookup, s.extraLookups, s.allocate);
   }
 
-  /** Nanoseconds for the same {@link PerfGate#LOOKUPS_PER_BATCH} lookups on v1 (no switches). */
-  long lookupBatchV1() {
-    return lookups(v1Lookup, 0, false);
+  /**
+   * Nanoseconds for the probes the same {@link PerfGate#LOOKUPS_PER_BATCH} lookups must make on the
+   * bare map: one a lookup (a pinned chain is one stored run, and a lookup probes once per run it
+   * passes through), of the chain's head key, its value read in place.
+   */
+  long probeBatch() {
+    final long t0 = cpuNanos();
+    long acc = 0;
+    int found = 0;
+    for (int i = 0; i < order.length; i++) {
+      floor.fillKeyOfHash(shape.blockHash(order[i], 0));
+      final long v = floor.probeInPlace();
+      if (v != Long.MIN_VALUE) {
+        acc += v;
+        found++;
+      }
+    }
+    final long took = cpuNanos() - t0;
+    sink += acc;
+    if (found != order.length) {
+      throw new IllegalStateException("bare probes found " + found + " of " + order.length);
+    }
+    return took;
   }
 
   private long lookups(final Lookup target, final int extra, final boolean allocate) {
@@ -119,9 +150,25 @@ final class EngineFixture implements AutoCloseable {
     return refreshes(engineIngest, batch);
   }
 
-  /** The same refresh updates on v1. */
-  long ingestBatchV1(final int batch) {
-    return refreshes(v1Ingest, batch);
+  /**
+   * Nanoseconds for the Chronicle write the same refresh updates must make on the bare map: per
+   * update, its chain's run (under the head key) copied out, patched and replaced in place with the
+   * same size.
+   */
+  long updateBatch(final int batch) {
+    final int from = (batch % 4) * UPDATES_PER_BATCH;
+    final long t0 = cpuNanos();
+    long acc = 0;
+    for (int i = from; i < from + UPDATES_PER_BATCH; i++) {
+      floor.fillKeyOfHash(shape.blockHash(refreshChain[i], 0));
+      acc += floor.replaceInPlace(seenOffset, ++seen);
+    }
+    final long took = cpuNanos() - t0;
+    if (acc < (long) UPDATES_PER_BATCH * runBytes) {
+      throw new IllegalStateException("bare updates missed a run: " + acc);
+    }
+    sink += acc;
+    return took;
   }
 
   private long refreshes(final Consumer<IngestUpdate> target, final int batch) {
@@ -143,7 +190,7 @@ final class EngineFixture implements AutoCloseable {
   @Override
   public void close() {
     index.close();
-    v1.close();
+    floor.close();
   }
 
   /** One index's lookup into a reused result. */

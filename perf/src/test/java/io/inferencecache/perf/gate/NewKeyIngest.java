@@ -1,10 +1,10 @@
 package io.inferencecache.perf.gate;
 
 import io.inferencecache.engine.CacheIndex;
-import io.inferencecache.engine.CacheIndexV1;
 import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.engine.IndexEvent;
 import io.inferencecache.engine.IngestUpdate;
+import io.inferencecache.perf.BareChronicleMap;
 import io.inferencecache.perf.SyntheticChains;
 import io.inferencecache.perf.Workload;
 import java.util.ArrayList;
@@ -14,15 +14,17 @@ import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
- * The perf gate's new-key ingest figure ({@link PerfGate#INGEST_NEW_V1}): CPU nanoseconds per block
- * upsert of chains no index has seen, on the engine ÷ on {@link CacheIndexV1}, in interleaved
- * rounds (the engine first in even rounds). A round ingests the same {@value #CHAINS_PER_ROUND}
- * fresh 64-block chains into both indexes (timed), checks that each then holds every block, and
- * evicts them again by {@code PREFIX_EVICTED} events (not timed), so later rounds insert into
- * memory earlier ones touched, as in a server whose map has filled once ({@code IngestBenchmark}'s
- * {@code newKeys} with a reused map). Both indexes have the default capacity of one million
- * holder-blocks and hint 1 (one holder a key): the new keys land all over a Chronicle map of about
- * 60 MB and, for the engine, a block directory of about 11 MB.
+ * The perf gate's new-key ingest figure ({@link PerfGate#INGEST_NEW}): CPU nanoseconds per new
+ * 64-block chain the engine ingests ÷ per bare Chronicle put such an ingest must make, in
+ * interleaved rounds (the engine first in even rounds). A round ingests {@value #CHAINS_PER_ROUND}
+ * fresh chains into the engine and puts each chain's 64-row, one-holder run under its new head key
+ * into a bare map sized alike ({@link BareChronicleMap}; the engine's map holds one entry a run,
+ * its heap block directory the other keys; timed), checks that both then hold every chain, and
+ * removes them again (the engine by {@code PREFIX_EVICTED} events, the map by key; not timed), so
+ * later rounds insert into memory earlier ones touched, as in a server whose map has filled once.
+ * Both have the default capacity of one million holder-blocks at one holder a key: the new keys
+ * land all over a Chronicle map of about 60 MB and, for the engine, a block directory of about 11
+ * MB.
  */
 final class NewKeyIngest implements AutoCloseable {
   static final int CHAINS_PER_ROUND = 32;
@@ -36,11 +38,11 @@ final class NewKeyIngest implements AutoCloseable {
   static final long WARMUP_CPU_NANOS = 4_000_000_000L;
 
   private final CacheIndex index;
-  private final CacheIndexV1 v1;
+  private final BareChronicleMap floor;
+  private final int chainRunBytes = BareChronicleMap.runBytes(BLOCKS, 1, 1);
   private final Consumer<IngestUpdate> engineIngest;
-  private final Consumer<IngestUpdate> v1Ingest;
   private final Consumer<IndexEvent> engineEvent;
-  private final Consumer<IndexEvent> v1Event;
+  private final long[] roundChains = new long[CHAINS_PER_ROUND];
   private final String[] replicas = new String[REPLICAS];
   private final int[] counts = new int[BLOCKS];
   private final IngestUpdate[] round = new IngestUpdate[CHAINS_PER_ROUND];
@@ -50,11 +52,10 @@ final class NewKeyIngest implements AutoCloseable {
   NewKeyIngest() {
     final IndexConfig config = new IndexConfig().averageHashBytes(8).averageHoldersPerKey(1.0);
     index = CacheIndex.open(config);
-    v1 = CacheIndexV1.open(config);
+    floor = new BareChronicleMap(chainRunBytes);
+    floor.use(BareChronicleMap.engineSized(config.maxEntries(), 8, 1.0));
     engineIngest = index::ingest;
-    v1Ingest = v1::ingest;
     engineEvent = index::applyEvent;
-    v1Event = v1::applyEvent;
     for (int r = 0; r < REPLICAS; r++) {
       replicas[r] = "replica-" + r;
     }
@@ -62,7 +63,7 @@ final class NewKeyIngest implements AutoCloseable {
   }
 
   /** The median ratio and the medians of its parts, over {@code s.rounds} measured rounds. */
-  record Result(double ratio, double spread, double engineNsPerBlock, double v1NsPerBlock) {}
+  record Result(double ratio, double spread, double engineNsPerBlock, double floorNsPerBlock) {}
 
   Result measure(final PerfGate.Settings s) {
     final long warmStart = PerfGate.cpuNanos();
@@ -71,50 +72,53 @@ final class NewKeyIngest implements AutoCloseable {
     }
     final double[] ratio = new double[s.rounds];
     final double[] engineNs = new double[s.rounds];
-    final double[] v1Ns = new double[s.rounds];
+    final double[] floorNs = new double[s.rounds];
     for (int r = 0; r < s.rounds; r++) {
       final long[] t = oneRound(r % 2 == 0);
       engineNs[r] = t[0] / (double) (CHAINS_PER_ROUND * BLOCKS);
-      v1Ns[r] = t[1] / (double) (CHAINS_PER_ROUND * BLOCKS);
-      ratio[r] = engineNs[r] / v1Ns[r];
+      floorNs[r] = t[1] / (double) (CHAINS_PER_ROUND * BLOCKS);
+      ratio[r] = engineNs[r] / floorNs[r];
     }
     return new Result(
         PerfGate.median(ratio),
         PerfGate.spread(ratio),
         PerfGate.median(engineNs),
-        PerfGate.median(v1Ns));
+        PerfGate.median(floorNs));
   }
 
-  /** One round: {engine ns, v1 ns} for ingesting this round's fresh chains. */
+  /** One round: {engine ns, bare-map ns} for storing this round's fresh chains. */
   private long[] oneRound(final boolean engineFirst) {
     prepareRound();
     final long[] t = new long[2];
     if (engineFirst) {
-      t[0] = ingest(engineIngest);
-      t[1] = ingest(v1Ingest);
+      t[0] = ingest();
+      t[1] = insertBare();
     } else {
-      t[1] = ingest(v1Ingest);
-      t[0] = ingest(engineIngest);
+      t[1] = insertBare();
+      t[0] = ingest();
     }
     final long blocks = (long) CHAINS_PER_ROUND * BLOCKS;
-    if (index.totalEntries() != blocks || v1.totalEntries() != blocks) {
+    if (index.totalEntries() != blocks || floor.map().longSize() != CHAINS_PER_ROUND) {
       throw new IllegalStateException(
           "new-key round stored "
               + index.totalEntries()
-              + " (v1: "
-              + v1.totalEntries()
-              + ") blocks, not "
+              + " blocks (bare map: "
+              + floor.map().longSize()
+              + " runs), not "
               + blocks);
     }
     evictions.forEach(engineEvent);
-    evictions.forEach(v1Event);
-    if (index.totalEntries() != 0 || v1.totalEntries() != 0) {
+    for (long c : roundChains) {
+      floor.fillKey(c * BLOCKS);
+      floor.removeKey();
+    }
+    if (index.totalEntries() != 0 || floor.map().longSize() != 0) {
       throw new IllegalStateException(
           "new-key round left "
               + index.totalEntries()
-              + " (v1: "
-              + v1.totalEntries()
-              + ") blocks after its evictions");
+              + " blocks (bare map: "
+              + floor.map().longSize()
+              + " runs) after its evictions");
     }
     return t;
   }
@@ -124,6 +128,7 @@ final class NewKeyIngest implements AutoCloseable {
     evictions.clear();
     for (int i = 0; i < CHAINS_PER_ROUND; i++) {
       final long c = nextChain++;
+      roundChains[i] = c;
       final String replica = replicas[(int) (c % REPLICAS)];
       final List<byte[]> hashes = new ArrayList<>(BLOCKS);
       for (int b = 0; b < BLOCKS; b++) {
@@ -144,10 +149,22 @@ final class NewKeyIngest implements AutoCloseable {
     }
   }
 
-  private long ingest(final Consumer<IngestUpdate> target) {
+  private long ingest() {
     final long t0 = PerfGate.cpuNanos();
     for (IngestUpdate u : round) {
-      target.accept(u);
+      engineIngest.accept(u);
+    }
+    return PerfGate.cpuNanos() - t0;
+  }
+
+  /** The bare puts of this round's chains: each chain's run under its (new) head key. */
+  private long insertBare() {
+    final long t0 = PerfGate.cpuNanos();
+    for (long c : roundChains) {
+      floor.fillKey(c * BLOCKS);
+      if (!floor.insertRun(chainRunBytes)) {
+        throw new IllegalStateException("chain " + c + " is not new to the bare map");
+      }
     }
     return PerfGate.cpuNanos() - t0;
   }
@@ -156,19 +173,19 @@ final class NewKeyIngest implements AutoCloseable {
   static String detail(final Result r, final int rounds) {
     return String.format(
         Locale.ROOT,
-        "median of %d rounds, spread %.2fx; new-key upserts, %.0f ns a block, v1 %.0f ns (CPU);"
-            + " %d fresh 64-block chains a round into default-capacity indexes, evicted between"
-            + " rounds",
+        "median of %d rounds, spread %.2fx; new-key ingest %.0f ns a block, the bare put of"
+            + " each chain's run %.1f ns a block (CPU); %d fresh 64-block chains a round, default"
+            + " capacity, removed between rounds",
         rounds,
         r.spread(),
         r.engineNsPerBlock(),
-        r.v1NsPerBlock(),
+        r.floorNsPerBlock(),
         CHAINS_PER_ROUND);
   }
 
   @Override
   public void close() {
     index.close();
-    v1.close();
+    floor.close();
   }
 }

@@ -57,24 +57,24 @@ class PerfGateBaselineTest {
             new ObjectMapper()
                 .readTree(
                     "{\"figures\":{\""
-                        + PerfGate.LOOKUP_V1
+                        + PerfGate.LOOKUP_FLOOR
                         + "\":{\"value\":0.2,\"kind\":\"UPPER_RELATIVE\",\"tolerance\":0.35}}}"));
     final PerfGate.Report run =
         new PerfGate.Report(
             List.of(
-                committed.figure(PerfGate.LOOKUP_V1, 0.25, "this run"),
-                committed.figure(PerfGate.INGEST_V1, 0.6, "this run")),
+                committed.figure(PerfGate.LOOKUP_FLOOR, 0.25, "this run"),
+                committed.figure(PerfGate.INGEST_FLOOR, 0.6, "this run")),
             1);
     final Path file = dir.resolve("baseline.json");
     PerfGate.Baseline.write(file, run, 21);
     final PerfGate.Baseline written = PerfGate.Baseline.read(file);
-    final PerfGate.Figure lookup = written.figure(PerfGate.LOOKUP_V1, 0.3, "");
+    final PerfGate.Figure lookup = written.figure(PerfGate.LOOKUP_FLOOR, 0.3, "");
     assertThat(lookup.baseline()).isEqualTo(0.25);
     assertThat(lookup.tolerance()).isEqualTo(0.35);
     assertThat(lookup.passed()).as(lookup.line()).isTrue(); // 0.3 <= 0.25 x 1.35
-    assertThat(written.figure(PerfGate.LOOKUP_V1, 0.34, "").passed()).isFalse();
-    final PerfGate.Figure ingest = written.figure(PerfGate.INGEST_V1, 0.6, "");
-    assertThat(ingest.tolerance()).isEqualTo(PerfGate.DEFAULTS.get(PerfGate.INGEST_V1)[1]);
+    assertThat(written.figure(PerfGate.LOOKUP_FLOOR, 0.34, "").passed()).isFalse();
+    final PerfGate.Figure ingest = written.figure(PerfGate.INGEST_FLOOR, 0.6, "");
+    assertThat(ingest.tolerance()).isEqualTo(PerfGate.DEFAULTS.get(PerfGate.INGEST_FLOOR)[1]);
     assertThat(ingest.kind()).isEqualTo(PerfGate.Kind.UPPER_RELATIVE);
   }
 
