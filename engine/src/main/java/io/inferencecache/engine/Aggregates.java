@@ -28,12 +28,11 @@ final class Aggregates {
   private final SecondaryCounts counts;
   private final IndexStorage storage;
 
-  Aggregates(
-      final PartitionRegistry registry, final SecondaryCounts counts, final IndexStorage storage) {
-    this.registry = registry;
-    this.dict = registry.dictionary();
-    this.counts = counts;
-    this.storage = storage;
+  Aggregates(final EngineState state) {
+    this.registry = state.registry;
+    this.dict = state.dict;
+    this.counts = state.counts;
+    this.storage = state.storage;
   }
 
   CacheStateView cacheState(final String tenant, final String model) {

@@ -1,20 +1,14 @@
 package io.inferencecache.engine;
 
 import io.inferencecache.engine.internal.AppliedSequence;
-import io.inferencecache.engine.internal.CounterArena;
 import io.inferencecache.engine.internal.HolderLayout;
-import io.inferencecache.engine.internal.KeyBuffer;
-import io.inferencecache.engine.internal.Partition;
-import io.inferencecache.engine.internal.RunCursor;
 import io.inferencecache.engine.internal.RunStore;
-import io.inferencecache.engine.internal.ScopeState;
 import io.inferencecache.engine.internal.StringDictionary;
-import io.inferencecache.engine.internal.TenantModelState;
+import io.inferencecache.engine.policy.PolicyStore;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.CompositeAgent;
-import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,16 +18,16 @@ import org.slf4j.LoggerFactory;
  * scheme, adapter), with the upstream ranking, fallbacks, miss diagnostics, TTL, global cap,
  * per-tenant quotas and LFU accounting. See engine/docs/design.md.
  *
- * <p><b>Parts.</b> This class is the public facade: it owns the life cycle, the writer lock and the
- * lookups' entry points, and delegates to package-private parts that each own one thing ({@code
- * IndexStorage}, {@code PartitionRegistry}, {@code SecondaryCounts}, {@code IndexChanges}, {@code
- * Ingester}, {@code Evictor}, {@code VictimOrder}, {@code TtlSweeper}, {@code Aggregates}, {@code
- * Lookups}; design.md §3).
+ * <p><b>Parts.</b> This class is the public facade: it owns the life cycle (open, start, close),
+ * the writer lock and the applied stream sequence, and delegates. Opening builds one {@code
+ * EngineState} (config, ids, counts, storage, policies, LFU counters) and hands it to the read side
+ * ({@code Lookups}, and the {@link LookupRouter} built over this index) and the write side ({@code
+ * IndexWriter}: ingest, events, eviction, TTL sweep); see engine/docs/design.md §3.
  *
- * <p><b>Threads.</b> Lookups ({@link #lookup}, {@link #lookupRoute}, {@link #affinityHint}, {@link
- * #creditDelivered}) run on any number of threads, take no lock of this class and allocate nothing
- * once their {@link LookupResult} is warm; they hold one Chronicle segment read lock per key read,
- * for the time of a small copy. Mutations ({@link #ingest}, {@link #applyEvent}, {@link
+ * <p><b>Threads.</b> Lookups ({@link #lookup}, {@link #lookupAndClassify}, {@link #affinityHint},
+ * {@link #creditDelivered}) run on any number of threads, take no lock of this class and allocate
+ * nothing once their {@link LookupResult} is warm; they hold one Chronicle segment read lock per
+ * key read, for the time of a small copy. Mutations ({@link #ingest}, {@link #applyEvent}, {@link
  * #sweepExpired}) are serialized by one writer lock; the TTL sweep releases it between segments.
  *
  * <p><b>Fail-safety.</b> No expected outcome throws: a full map evicts, an oversize hash is counted
@@ -56,48 +50,25 @@ public final class CacheIndex implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CacheIndex.class);
 
   private final IndexConfig config;
-  private final EpochNanoClock clock;
-  private final LfuCounters policies;
-  private final boolean policiesFromStore;
-  private final io.inferencecache.engine.policy.PolicyStore policyStore;
-
-  private final PartitionRegistry registry = new PartitionRegistry();
-  private final StringDictionary dict = registry.dictionary();
-  private final SecondaryCounts counts = new SecondaryCounts(registry);
-  private final IndexStorage storage;
-  private final Ingester ingester;
-  private final EventApplier events;
-  private final TtlSweeper sweeper;
+  private final EngineState state;
+  private final Lookups lookups;
+  private final IndexWriter writer;
   private final Aggregates aggregates;
 
+  /** The writer lock: every mutation, the sweep (per segment) and the snapshot hold it. */
   private final ReentrantLock writeLock = new ReentrantLock();
+
   private final AppliedSequence appliedSequence = new AppliedSequence();
-  private final Lookups lookups;
   private volatile boolean ready;
   private volatile boolean closed;
   private AgentRunner sweeperRunner;
 
   private CacheIndex(final IndexConfig config) {
     this.config = config;
-    this.clock = config.clock();
-    this.policyStore = new io.inferencecache.engine.policy.PolicyStore(dict::intern);
-    this.policiesFromStore = config.policies() == TenantPolicies.DEFAULTS;
-    this.storage = new IndexStorage(config, registry, counts);
-    this.policies =
-        new LfuCounters(
-            policiesFromStore ? new PolicyBackedTenantPolicies(policyStore) : config.policies(),
-            registry,
-            counts,
-            storage);
-    final IndexChanges changes = new IndexChanges(registry, counts, storage, config.listener());
-    final Evictor evictor = new Evictor(config, policies, registry, counts, storage, changes);
-    this.ingester = new Ingester(config, registry, counts, storage, changes, evictor, policies);
-    this.events = new EventApplier(config, registry, counts, storage, changes);
-    this.sweeper =
-        new TtlSweeper(
-            config, policies, registry, counts, storage, changes, writeLock, () -> closed);
-    this.aggregates = new Aggregates(registry, counts, storage);
-    this.lookups = new Lookups(this);
+    this.state = new EngineState(config);
+    this.lookups = new Lookups(state);
+    this.writer = new IndexWriter(state, writeLock, () -> closed);
+    this.aggregates = new Aggregates(state);
   }
 
   /**
@@ -126,11 +97,11 @@ public final class CacheIndex implements AutoCloseable {
   }
 
   private void openStorage() throws IndexStorage.CorruptIndexException {
-    storage.open();
-    appliedSequence.load(storage.main());
-    ingester.attach();
-    policies.trySync(); // tenants the configured policies make LFU count from the first lookup
-    counts.flushModelGauges(config.listener());
+    state.storage.open();
+    appliedSequence.load(state.storage.main());
+    writer.attach();
+    state.lfuCounters.trySync(); // tenants the configured policies make LFU count from the start
+    state.counts.flushModelGauges(config.listener());
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -152,11 +123,11 @@ public final class CacheIndex implements AutoCloseable {
               new SleepingMillisIdleStrategy(idleMs),
               e -> LOG.error("event=sweep_failed reason=\"{}\"", String.valueOf(e), e),
               null,
-              new CompositeAgent(sweeper, policies.agent(writeLock, () -> closed)));
+              new CompositeAgent(writer.sweeper(), writer.lfuAgent()));
       AgentRunner.startOnThread(
           sweeperRunner,
           r -> {
-            final Thread t = new Thread(r, sweeper.roleName());
+            final Thread t = new Thread(r, writer.sweeper().roleName());
             t.setDaemon(true);
             return t;
           });
@@ -185,7 +156,7 @@ public final class CacheIndex implements AutoCloseable {
     writeLock.lock();
     try {
       closed = true;
-      storage.close();
+      state.storage.close();
     } finally {
       writeLock.unlock();
     }
@@ -204,56 +175,24 @@ public final class CacheIndex implements AutoCloseable {
   }
 
   /**
-   * The index part of LookupRoute (docs/behaviour.md#lookup-route and
-   * docs/behaviour.md#miss-classification): PREFIX_MATCH, the TENANT_HOT fallback on exact misses,
-   * or the miss classification (cold start, UNKNOWN_TENANT/MODEL/HASH_SCHEME). The whole
-   * LookupRoute decision (policy gates, deadlines, affinity, LFU credit) is {@link LookupRouter}'s;
-   * this is its index step on its own, for probes and benchmarks.
+   * The lookup with the index's fallback and miss classification (docs/behaviour.md#lookup-route
+   * and docs/behaviour.md#miss-classification): PREFIX_MATCH, the TENANT_HOT fallback on exact
+   * misses, or the miss classification (cold start, UNKNOWN_TENANT/MODEL/HASH_SCHEME). It is not
+   * the LookupRoute decision (policy gates, deadlines, affinity, LFU credit: {@link LookupRouter});
+   * it is that decision's index step on its own, for probes, tests and benchmarks.
    */
-  public void lookupRoute(final LookupRequest request, final LookupResult result) {
-    lookups.lookupRoute(request, result);
+  public void lookupAndClassify(final LookupRequest request, final LookupResult result) {
+    lookups.lookupAndClassify(request, result);
   }
 
   /**
    * The AFFINITY_HINT replica for the request's (tenant, model, scheme) scope: candidates are the
    * serving replicas sorted by name, picked by the first 8 bytes of {@code seedDigest} (SHA-256 of
-   * the canonical seed, see {@link #affinitySeedDigest}) as an unsigned modulo. Returns the replica
-   * id or -1 when there is no candidate.
+   * the canonical seed, see {@code Lookups.affinitySeedDigest}) as an unsigned modulo. Returns the
+   * replica id or -1 when there is no candidate.
    */
-  public int affinityHint(final LookupRequest request, final byte[] seedDigest) {
+  int affinityHint(final LookupRequest request, final byte[] seedDigest) {
     return lookups.affinityHint(request, seedDigest);
-  }
-
-  /**
-   * Computes SHA-256 of the request's canonical affinity seed into {@code out} (32 bytes): the
-   * chain as {@code u32be(len) ‖ hash} per block when present, else the exact hash. Returns false
-   * when there is no seed (no chain and an empty exact hash). Allocation-free.
-   */
-  public static boolean affinitySeedDigest(
-      final LookupRequest request, final java.security.MessageDigest sha256, final byte[] out) {
-    sha256.reset();
-    if (request.hashCount > 0) {
-      final byte[] len = request.lenScratch;
-      for (int i = 0; i < request.hashCount; i++) {
-        final int l = request.hashLength[i];
-        len[0] = (byte) (l >>> 24);
-        len[1] = (byte) (l >>> 16);
-        len[2] = (byte) (l >>> 8);
-        len[3] = (byte) l;
-        sha256.update(len, 0, 4);
-        sha256.update(request.chainBytes, request.hashOffset[i], l);
-      }
-    } else if (request.exactLength > 0) {
-      sha256.update(request.exact, 0, request.exactLength);
-    } else {
-      return false;
-    }
-    try {
-      sha256.digest(out, 0, 32);
-    } catch (java.security.DigestException e) {
-      return false;
-    }
-    return true;
   }
 
   /**
@@ -273,40 +212,22 @@ public final class CacheIndex implements AutoCloseable {
       final String adapter,
       final byte[] hash,
       final String replica) {
-    final TenantModelState tm = registry.tm(dict.idOf(tenant), dict.idOf(model));
-    final Partition p = registry.partition(tm, dict.idOf(scheme), dict.idOf(adapter));
-    final int r = dict.idOf(replica);
-    if (p == null || r < 0) {
-      return -1;
-    }
-    final KeyBuffer k = new KeyBuffer();
-    if (!k.set(p.id(), hash, 0, hash.length)) {
-      return -1;
-    }
-    try (RunCursor cur = new RunCursor()) {
-      if (!cur.open(storage.storeOf(p), k)) {
-        return -1;
-      }
-      for (int c = 0; c < cur.cols(); c++) {
-        if (cur.holder(c) == r && cur.paletteRef(cur.row(), c) != 0) {
-          return storage.arena().countAcquire(cur.slot(cur.row(), c));
-        }
-      }
-      return -1;
-    }
+    final StringDictionary d = state.dict;
+    return lookups.accessCount(
+        d.idOf(tenant), d.idOf(model), d.idOf(scheme), d.idOf(adapter), hash, d.idOf(replica));
   }
 
   /**
    * The policy store whose TTLs, eviction algorithms and quotas this index applies (unless the
    * config supplied its own {@link TenantPolicies}). Its int-keyed reads use this index's ids.
    */
-  public io.inferencecache.engine.policy.PolicyStore policyStore() {
-    return policyStore;
+  public PolicyStore policyStore() {
+    return state.policyStore;
   }
 
   /** The dictionary id of the string a {@link StringView} points at, or -1. Allocation-free. */
-  public int idOf(final StringView view) {
-    return view.resolve(dict);
+  int idOf(final StringView view) {
+    return view.resolve(state.dict);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -314,22 +235,22 @@ public final class CacheIndex implements AutoCloseable {
 
   /** The dictionary id of {@code s}, interning it. Thread-safe (used by the policy store). */
   public int intern(final String s) {
-    return dict.intern(s);
+    return state.dict.intern(s);
   }
 
   /** The dictionary id of {@code s}, or -1 if never seen. Lock-free. */
-  public int idOf(final String s) {
-    return dict.idOf(s);
+  int idOf(final String s) {
+    return state.dict.idOf(s);
   }
 
   /** The replica (or any interned) name of a dictionary id from a {@link LookupResult}. */
   public String replicaName(final int id) {
-    return dict.string(id);
+    return state.dict.string(id);
   }
 
   /** UTF-8 bytes of a dictionary id (shared; do not modify). */
-  public byte[] nameUtf8(final int id) {
-    return dict.utf8(id);
+  byte[] nameUtf8(final int id) {
+    return state.dict.utf8(id);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -353,7 +274,7 @@ public final class CacheIndex implements AutoCloseable {
     writeLock.lock();
     try {
       ensureOpen();
-      ingester.ingest(u);
+      writer.ingest(u);
       recordSequence(streamSequence);
     } finally {
       writeLock.unlock();
@@ -373,7 +294,7 @@ public final class CacheIndex implements AutoCloseable {
     writeLock.lock();
     try {
       ensureOpen();
-      events.apply(e);
+      writer.apply(e);
       recordSequence(streamSequence);
     } finally {
       writeLock.unlock();
@@ -405,7 +326,7 @@ public final class CacheIndex implements AutoCloseable {
   /** Writer only: the data the sequence covers is stored first, then the sequence. */
   private void recordSequence(final long streamSequence) {
     if (streamSequence > 0) {
-      final RunStore main = storage.main();
+      final RunStore main = state.storage.main();
       main.flush();
       appliedSequence.record(config.persistenceFile() != null ? main : null, streamSequence);
     }
@@ -418,7 +339,7 @@ public final class CacheIndex implements AutoCloseable {
    * this every {@code sweepInterval}.
    */
   public long sweepExpired() {
-    return sweeper.sweep();
+    return writer.sweep();
   }
 
   /**
@@ -431,7 +352,7 @@ public final class CacheIndex implements AutoCloseable {
   public long syncLfuCounters() {
     writeLock.lock();
     try {
-      return policies.sync();
+      return writer.syncLfuCounters();
     } finally {
       writeLock.unlock();
     }
@@ -470,7 +391,7 @@ public final class CacheIndex implements AutoCloseable {
   public List<String> verifyCounts() {
     writeLock.lock();
     try {
-      return counts.verify(storage.main(), storage.reserved(), storage.arena(), policies::ready);
+      return writer.verifyCounts();
     } finally {
       writeLock.unlock();
     }
@@ -482,112 +403,51 @@ public final class CacheIndex implements AutoCloseable {
     }
   }
 
-  // Package-private access for the lookup code in this package.
-  StringDictionary dictionary() {
-    return dict;
-  }
-
-  RunStore mainStore() {
-    return storage.main();
-  }
-
-  RunStore reservedStore() {
-    return storage.reserved();
-  }
-
-  CounterArena arena() {
-    return storage.arena();
-  }
-
-  IndexConfig config() {
-    return config;
-  }
-
-  LfuCounters policies() {
-    return policies;
-  }
-
-  /** Whether {@link #policies()} reads {@link #policyStore()} (no policies from the config). */
-  boolean policiesFromStore() {
-    return policiesFromStore;
-  }
-
-  Lookups lookups() {
-    return lookups;
-  }
-
-  EpochNanoClock clock() {
-    return clock;
-  }
-
-  TenantModelState tm(final int tenant, final int model) {
-    return registry.tm(tenant, model);
-  }
-
-  ScopeState scope(final TenantModelState tm, final int scheme) {
-    return registry.scope(tm, scheme);
-  }
-
-  Partition partition(final TenantModelState tm, final int scheme, final int adapter) {
-    return registry.partition(tm, scheme, adapter);
-  }
-
-  Partition partition(final ScopeState scope, final int adapter) {
-    return registry.partition(scope, adapter);
-  }
-
-  long ttlNanosOf(final int tenant) {
-    return sweeper.ttlOf(tenant);
-  }
-
-  int reservedTenantId() {
-    return registry.reservedTenantId();
-  }
-
-  long tenantKeyCount(final int tenant) {
-    return counts.tenantKeys(tenant);
+  /** The state the read side ({@link LookupRouter}) and tests in this package share. */
+  EngineState state() {
+    return state;
   }
 
   /** Storage entries (one per (prefix key, replica)), reserved tenant included. */
   public long totalEntries() {
-    return counts.totalEntries();
+    return state.counts.totalEntries();
   }
 
   /** Storage entries of the reserved probe tenant. */
   public long reservedEntries() {
-    return counts.reservedEntries();
+    return state.counts.reservedEntries();
   }
 
   /** Distinct prefix keys, reserved tenant included. */
   public long totalKeys() {
-    return counts.totalKeys();
+    return state.counts.totalKeys();
   }
 
   /** Distinct prefix keys of {@code model}, reserved tenant excluded (the index gauge). */
   public long modelKeys(final String model) {
-    return counts.modelKeys(dict.idOf(model));
+    return state.counts.modelKeys(state.dict.idOf(model));
   }
 
   /** Hashes rejected at ingest for being longer than {@link HolderLayout#MAX_HASH_BYTES}. */
   public long rejectedHashes() {
-    return counts.rejectedHashes();
+    return state.counts.rejectedHashes();
   }
 
   /** Entries dropped because no room could be made (should stay 0). */
   public long droppedFull() {
-    return counts.droppedFull();
+    return state.counts.droppedFull();
   }
 
   /** Off-heap bytes used by the prefix map and the LFU counters (reserved map excluded). */
   public long offHeapBytes() {
-    return storage.offHeapBytes();
+    return state.storage.offHeapBytes();
   }
 
   /**
    * Heap bytes of the prefix map's block directory (its slots and run ids; reserved map excluded).
    */
   public long directoryBytes() {
-    return storage.directoryBytes();
+    return state.storage.directoryBytes();
   }
 
   /** The index's allocated footprint: {@link #offHeapBytes()} plus {@link #directoryBytes()}. */

@@ -37,11 +37,13 @@ import io.inferencecache.engine.policy.ResolvedPolicy;
  * serving replica.
  */
 final class CostModelRouting {
-  private final CacheIndex index;
+  private final EngineState state;
+  private final PartitionRegistry registry;
   private final AnswerCounts counts;
 
-  CostModelRouting(final CacheIndex index, final AnswerCounts counts) {
-    this.index = index;
+  CostModelRouting(final EngineState state, final AnswerCounts counts) {
+    this.state = state;
+    this.registry = state.registry;
     this.counts = counts;
   }
 
@@ -61,8 +63,8 @@ final class CostModelRouting {
     if (r.schemeId < 0) {
       return null;
     }
-    final TenantModelState tm = index.tm(r.tenantId, r.modelId);
-    final ScopeState scope = index.scope(tm, r.schemeId);
+    final TenantModelState tm = registry.tm(r.tenantId, r.modelId);
+    final ScopeState scope = registry.scope(tm, r.schemeId);
     final int[] serving = scope == null ? null : scope.servingByName();
     final int n = serving == null ? 0 : serving.length;
     final int tokens = in.request.effectiveTokens();
@@ -72,8 +74,8 @@ final class CostModelRouting {
     // Scratch: [0, n) cost, [n, 2n) load, [2n, 3n) matched tokens per serving replica; then a
     // key per holder.
     final float[] s = out.rankScratch(3 * n + r.size);
-    final long now = index.clock().nanoTime();
-    final long ttl = index.ttlNanosOf(r.tenantId);
+    final long now = state.clock.nanoTime();
+    final long ttl = state.ttlNanosOf(r.tenantId);
     for (int j = 0; j < r.size; j++) {
       s[3 * n + j] = Float.POSITIVE_INFINITY; // a holder not serving the scope goes last
     }
@@ -175,7 +177,7 @@ final class CostModelRouting {
 
   /** The upstream affinity walk's start over {@code n} replicas in name order; 0 when unseeded. */
   private static int hashStart(final RouteRequest in, final boolean seeded, final int n) {
-    if (!seeded || !CacheIndex.affinitySeedDigest(in.request, in.sha256, in.digest)) {
+    if (!seeded || !Lookups.affinitySeedDigest(in.request, in.sha256, in.digest)) {
       return 0;
     }
     long v = 0;

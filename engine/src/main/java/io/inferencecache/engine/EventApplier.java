@@ -25,17 +25,12 @@ final class EventApplier {
   private final IndexListener listener;
   private final KeyBuffer wkey = new KeyBuffer();
 
-  EventApplier(
-      final IndexConfig config,
-      final PartitionRegistry registry,
-      final SecondaryCounts counts,
-      final IndexStorage storage,
-      final IndexChanges changes) {
-    this.clock = config.clock();
-    this.registry = registry;
-    this.dict = registry.dictionary();
-    this.counts = counts;
-    this.storage = storage;
+  EventApplier(final EngineState state, final IndexChanges changes) {
+    this.clock = state.clock;
+    this.registry = state.registry;
+    this.dict = state.dict;
+    this.counts = state.counts;
+    this.storage = state.storage;
     this.changes = changes;
     this.listener = changes.listener();
   }

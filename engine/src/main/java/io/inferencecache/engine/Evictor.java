@@ -17,26 +17,20 @@ import org.agrona.concurrent.EpochNanoClock;
 final class Evictor {
   private final IndexConfig config;
   private final EpochNanoClock clock;
-  private final TenantPolicies policies;
+  private final LfuCounters lfuCounters;
   private final PartitionRegistry registry;
   private final SecondaryCounts counts;
   private final IndexStorage storage;
   private final IndexChanges changes;
   private final KeyBuffer key = new KeyBuffer();
 
-  Evictor(
-      final IndexConfig config,
-      final TenantPolicies policies,
-      final PartitionRegistry registry,
-      final SecondaryCounts counts,
-      final IndexStorage storage,
-      final IndexChanges changes) {
-    this.config = config;
-    this.clock = config.clock();
-    this.policies = policies;
-    this.registry = registry;
-    this.counts = counts;
-    this.storage = storage;
+  Evictor(final EngineState state, final IndexChanges changes) {
+    this.config = state.config;
+    this.clock = state.clock;
+    this.lfuCounters = state.lfuCounters;
+    this.registry = state.registry;
+    this.counts = state.counts;
+    this.storage = state.storage;
     this.changes = changes;
   }
 
@@ -87,7 +81,7 @@ final class Evictor {
           if (p == null) {
             return;
           }
-          final boolean lfu = policies.lfu(p.tenant());
+          final boolean lfu = lfuCounters.lfu(p.tenant());
           probe.key = k;
           probe.keyLength = keyLength;
           probe.partitionRank = pRank[p.id()];
@@ -107,7 +101,7 @@ final class Evictor {
       final Partition p = registry.partitionById(v.partition);
       key.setRaw(v.key, v.keyLength);
       if (changes.removeHolder(p, key, v.replica, IndexListener.REMOVED_BY_CAP, now)) {
-        if (policies.lfu(p.tenant())) {
+        if (lfuCounters.lfu(p.tenant())) {
           lfu++;
         } else {
           lru++;
@@ -130,7 +124,7 @@ final class Evictor {
    * less the headroom when it holds more keys than its quota (after every ingest of that tenant).
    */
   void enforceQuota(final int tenant) {
-    final long max = policies.maxIndexEntries(tenant);
+    final long max = lfuCounters.maxIndexEntries(tenant);
     if (max < 0) {
       return;
     }

@@ -24,15 +24,11 @@ final class IndexChanges {
   private final IndexListener listener;
   private final HolderBuffer removed = new HolderBuffer(64);
 
-  IndexChanges(
-      final PartitionRegistry registry,
-      final SecondaryCounts counts,
-      final IndexStorage storage,
-      final IndexListener listener) {
-    this.dict = registry.dictionary();
-    this.counts = counts;
-    this.storage = storage;
-    this.listener = listener;
+  IndexChanges(final EngineState state) {
+    this.dict = state.dict;
+    this.counts = state.counts;
+    this.storage = state.storage;
+    this.listener = state.config.listener();
   }
 
   IndexListener listener() {

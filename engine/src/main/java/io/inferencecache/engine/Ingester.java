@@ -46,23 +46,16 @@ final class Ingester {
   // A chain's cumulative token counts (block j: the sum of its counts up to j), reused.
   private int[] cumulative = new int[64];
 
-  Ingester(
-      final IndexConfig config,
-      final PartitionRegistry registry,
-      final SecondaryCounts counts,
-      final IndexStorage storage,
-      final IndexChanges changes,
-      final Evictor evictor,
-      final LfuCounters lfu) {
-    this.clock = config.clock();
-    this.registry = registry;
-    this.dict = registry.dictionary();
-    this.counts = counts;
-    this.storage = storage;
+  Ingester(final EngineState state, final IndexChanges changes, final Evictor evictor) {
+    this.clock = state.clock;
+    this.registry = state.registry;
+    this.dict = state.dict;
+    this.counts = state.counts;
+    this.storage = state.storage;
     this.changes = changes;
     this.listener = changes.listener();
     this.evictor = evictor;
-    this.lfu = lfu;
+    this.lfu = state.lfuCounters;
   }
 
   /** Wires the storage's drop reports to this writer (after the storage is open). */

@@ -32,11 +32,13 @@ import io.inferencecache.engine.policy.ResolvedPolicy;
  * for an expected outcome.
  */
 final class LoadAwareRouting {
-  private final CacheIndex index;
+  private final EngineState state;
+  private final PartitionRegistry registry;
   private final AnswerCounts counts;
 
-  LoadAwareRouting(final CacheIndex index, final AnswerCounts counts) {
-    this.index = index;
+  LoadAwareRouting(final EngineState state, final AnswerCounts counts) {
+    this.state = state;
+    this.registry = state.registry;
     this.counts = counts;
   }
 
@@ -45,7 +47,7 @@ final class LoadAwareRouting {
     if (!(policy.hintPressure() > 0f) || replica < 0) {
       return;
     }
-    counts.answered(index.tm(r.tenantId, r.modelId), replica);
+    counts.answered(registry.tm(r.tenantId, r.modelId), replica);
   }
 
   private float hinted(final TenantModelState tm, final int replica, final float perHint) {
@@ -63,7 +65,7 @@ final class LoadAwareRouting {
   boolean passesFloor(final LookupRequest q, final LookupResult r, final float floor) {
     final ScopeState scope = scopeOf(r);
     final int total = scope == null ? 0 : scope.servingCount();
-    final IndexConfig cfg = index.config();
+    final IndexConfig cfg = state.config;
     final float slo = ScoreMath.sloCoefficient(q.ttftMs, cfg.sloTightTtftMs(), cfg.sloTightBias());
     final boolean chain = q.hasChain();
     final int n = r.size;
@@ -97,9 +99,9 @@ final class LoadAwareRouting {
       return;
     }
     final float[] key = out.rankScratch(n);
-    final TenantModelState tm = index.tm(r.tenantId, r.modelId);
-    final long now = index.clock().nanoTime();
-    final long ttl = index.ttlNanosOf(r.tenantId);
+    final TenantModelState tm = registry.tm(r.tenantId, r.modelId);
+    final long now = state.clock.nanoTime();
+    final long ttl = state.ttlNanosOf(r.tenantId);
     final float perPressure = policy.pressureTokens();
     for (int i = 0; i < n; i++) {
       final int c = r.replica[i];
@@ -129,8 +131,8 @@ final class LoadAwareRouting {
     if (r.schemeId < 0 || seedDigest == null || seedDigest.length < 8) {
       return 0;
     }
-    final TenantModelState tm = index.tm(r.tenantId, r.modelId);
-    final ScopeState scope = index.scope(tm, r.schemeId);
+    final TenantModelState tm = registry.tm(r.tenantId, r.modelId);
+    final ScopeState scope = registry.scope(tm, r.schemeId);
     if (scope == null) {
       return 0;
     }
@@ -147,8 +149,8 @@ final class LoadAwareRouting {
     final int want = Math.min(policy.rankedReplicas(), n);
     final int[] picked = out.affinityScratch(want);
     final float[] pressure = out.rankScratch(n);
-    final long now = index.clock().nanoTime();
-    final long ttl = index.ttlNanosOf(r.tenantId);
+    final long now = state.clock.nanoTime();
+    final long ttl = state.ttlNanosOf(r.tenantId);
     final float bound = policy.pressureBound();
     for (int i = 0; i < n; i++) {
       final int c = candidates[(start + i) % n];
@@ -188,7 +190,7 @@ final class LoadAwareRouting {
     if (r.schemeId < 0) {
       return null;
     }
-    return index.scope(index.tm(r.tenantId, r.modelId), r.schemeId);
+    return registry.scope(registry.tm(r.tenantId, r.modelId), r.schemeId);
   }
 
   private static float pressure(

@@ -54,7 +54,9 @@ public final class LookupRouter {
     IndexHook NONE = () -> {};
   }
 
-  private final CacheIndex index;
+  private final EngineState state;
+  private final LfuCounters lfuCounters;
+  private final boolean policiesFromStore;
   private final Lookups lookups;
   private final StringDictionary dict;
   private final PolicyStore policies;
@@ -78,16 +80,18 @@ public final class LookupRouter {
       final RouteTokenizer tokenizer,
       final int engineBlockSize,
       final LongSupplier nanoTime) {
-    this.index = index;
-    this.lookups = index.lookups();
-    this.dict = index.dictionary();
-    this.policies = index.policyStore();
+    this.state = index.state();
+    this.lookups = new Lookups(state);
+    this.dict = state.dict;
+    this.lfuCounters = state.lfuCounters;
+    this.policiesFromStore = state.policiesFromStore;
+    this.policies = state.policyStore;
     this.tokenizer = tokenizer;
     this.blockSize = engineBlockSize > 0 ? engineBlockSize : DEFAULT_ENGINE_BLOCK_SIZE;
     this.nanoTime = nanoTime;
     final AnswerCounts answers = new AnswerCounts();
-    this.loadAware = new LoadAwareRouting(index, answers);
-    this.costModel = new CostModelRouting(index, answers);
+    this.loadAware = new LoadAwareRouting(state, answers);
+    this.costModel = new CostModelRouting(state, answers);
   }
 
   /** Installs a test hook (see {@link IndexHook}). */
@@ -113,7 +117,7 @@ public final class LookupRouter {
     final int tenantId = q.tenant.resolve(dict);
     final int modelId = q.model.resolve(dict);
     out.modelLabel = modelId >= 0 ? dict.string(modelId) : q.model.toString();
-    out.probeTenant = tenantId >= 0 && tenantId == index.reservedTenantId();
+    out.probeTenant = tenantId >= 0 && tenantId == state.registry.reservedTenantId();
     try {
       decide(in, out, call, start, tenantId, modelId);
       out.fillNames(dict);
@@ -240,7 +244,7 @@ public final class LookupRouter {
     runHook();
     final boolean lfu = lfu(tenantId, policy);
     final int cap = policy.answerCap(q.maxReplicas());
-    lookups.lookupRoute(
+    lookups.lookupAndClassify(
         q, r, tenantId, modelId, lfu, earlyCap(cap, policy), policy.minimumMatchedTokens());
     if (expired(deadline, call)
         || (budgetNanos > 0 && nanoTime.getAsLong() - lookupStart > budgetNanos)) {
@@ -306,7 +310,7 @@ public final class LookupRouter {
     // 14. Affinity fallback for a would-be NO_HINT.
     if (outcome == Outcome.NONE
         && affinityAllowed
-        && CacheIndex.affinitySeedDigest(q, in.sha256, in.digest)) {
+        && Lookups.affinitySeedDigest(q, in.sha256, in.digest)) {
       if (policy.loadAware()) {
         final int ranked = loadAware.affinity(r, in.digest, policy, out);
         if (ranked > 0) {
@@ -352,10 +356,10 @@ public final class LookupRouter {
 
   /** Whether the tenant evicts by LFU, from the policy already resolved when the index reads it. */
   private boolean lfu(final int tenantId, final ResolvedPolicy policy) {
-    if (index.policiesFromStore()) {
-      return policy.eviction() == EvictionAlgorithm.LFU && index.policies().ready(tenantId);
+    if (policiesFromStore) {
+      return policy.eviction() == EvictionAlgorithm.LFU && lfuCounters.ready(tenantId);
     }
-    return tenantId >= 0 && index.policies().lfu(tenantId);
+    return tenantId >= 0 && lfuCounters.lfu(tenantId);
   }
 
   private void runHook() {

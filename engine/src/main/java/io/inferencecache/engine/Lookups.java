@@ -3,12 +3,14 @@ package io.inferencecache.engine;
 import io.inferencecache.engine.internal.HolderLayout;
 import io.inferencecache.engine.internal.KeyBuffer;
 import io.inferencecache.engine.internal.Partition;
+import io.inferencecache.engine.internal.RunCursor;
 import io.inferencecache.engine.internal.RunStore;
 import io.inferencecache.engine.internal.ScopeState;
 import io.inferencecache.engine.internal.StatsRow;
 import io.inferencecache.engine.internal.StatsTable;
 import io.inferencecache.engine.internal.StringDictionary;
 import io.inferencecache.engine.internal.TenantModelState;
+import org.agrona.concurrent.EpochNanoClock;
 
 /**
  * The read path of {@link CacheIndex} (docs/behaviour.md#lookup-walk and docs/behaviour.md#scores
@@ -17,14 +19,24 @@ import io.inferencecache.engine.internal.TenantModelState;
  * lock-free.
  */
 final class Lookups {
-  private final CacheIndex index;
+  private final EngineState state;
   private final StringDictionary dict;
   private final IndexConfig cfg;
+  private final PartitionRegistry registry;
+  private final SecondaryCounts counts;
+  private final IndexStorage storage;
+  private final LfuCounters lfuCounters;
+  private final EpochNanoClock clock;
 
-  Lookups(final CacheIndex index) {
-    this.index = index;
-    this.dict = index.dictionary();
-    this.cfg = index.config();
+  Lookups(final EngineState state) {
+    this.state = state;
+    this.dict = state.dict;
+    this.cfg = state.config;
+    this.registry = state.registry;
+    this.counts = state.counts;
+    this.storage = state.storage;
+    this.lfuCounters = state.lfuCounters;
+    this.clock = state.clock;
   }
 
   /**
@@ -38,16 +50,16 @@ final class Lookups {
     }
     final int tenant = q.tenant.resolve(dict);
     r.tenantId = tenant;
-    final TenantModelState tm = index.tm(tenant, q.model.resolve(dict));
+    final TenantModelState tm = registry.tm(tenant, q.model.resolve(dict));
     if (tm == null) {
       return;
     }
     final int scheme = q.scheme.resolve(dict);
-    final ScopeState scope = index.scope(tm, scheme);
+    final ScopeState scope = registry.scope(tm, scheme);
     if (scope == null) {
       return;
     }
-    final Partition p = index.partition(scope, q.adapter.resolve(dict));
+    final Partition p = registry.partition(scope, q.adapter.resolve(dict));
     if (p == null) {
       return;
     }
@@ -66,13 +78,14 @@ final class Lookups {
    * The index part of LookupRoute (docs/behaviour.md#lookup-route and
    * docs/behaviour.md#miss-classification), resolving the tenant and model itself.
    */
-  void lookupRoute(final LookupRequest q, final LookupResult r) {
+  void lookupAndClassify(final LookupRequest q, final LookupResult r) {
     if (q.tenant.isEmpty() || q.model.isEmpty() || q.scheme.isEmpty()) {
       r.clear();
       return;
     }
     final int tenant = q.tenant.resolve(dict);
-    lookupRoute(q, r, tenant, q.model.resolve(dict), recordsCredits(tenant), q.maxReplicas, 0);
+    lookupAndClassify(
+        q, r, tenant, q.model.resolve(dict), recordsCredits(tenant), q.maxReplicas, 0);
   }
 
   /**
@@ -80,7 +93,7 @@ final class Lookups {
    * evicts by LFU, the only one {@link #creditDelivered} credits.
    */
   private boolean recordsCredits(final int tenant) {
-    return tenant >= 0 && index.policies().lfu(tenant);
+    return tenant >= 0 && lfuCounters.lfu(tenant);
   }
 
   /**
@@ -92,7 +105,7 @@ final class Lookups {
    * matched-tokens {@code floor > 0}, a prefix match's replicas below it rank after every other, so
    * the best {@code limit} at or above the floor are kept (the caller then drops those below).
    */
-  void lookupRoute(
+  void lookupAndClassify(
       final LookupRequest q,
       final LookupResult r,
       final int tenant,
@@ -108,9 +121,9 @@ final class Lookups {
     r.tenantId = tenant;
     r.modelId = model;
     r.schemeId = scheme;
-    final TenantModelState tm = index.tm(tenant, model);
-    final ScopeState scope = index.scope(tm, scheme);
-    final Partition p = scope == null ? null : index.partition(scope, q.adapter.resolve(dict));
+    final TenantModelState tm = registry.tm(tenant, model);
+    final ScopeState scope = registry.scope(tm, scheme);
+    final Partition p = scope == null ? null : registry.partition(scope, q.adapter.resolve(dict));
     if (q.hasChain()) {
       if (q.chainMalformed()) {
         return;
@@ -136,10 +149,10 @@ final class Lookups {
   }
 
   private Outcome classify(final int tenant, final TenantModelState tm, final ScopeState scope) {
-    if (index.totalKeys() == 0) {
+    if (counts.totalKeys() == 0) {
       return Outcome.NONE;
     }
-    if (tenant < 0 || index.tenantKeyCount(tenant) == 0) {
+    if (tenant < 0 || counts.tenantKeys(tenant) == 0) {
       return Outcome.UNKNOWN_TENANT;
     }
     if (tm == null || tm.prefixes == 0) {
@@ -152,7 +165,7 @@ final class Lookups {
   }
 
   private RunStore storeOf(final Partition p) {
-    return p.reserved() ? index.reservedStore() : index.mainStore();
+    return p.reserved() ? storage.reserved() : storage.main();
   }
 
   private float pressureFactor(
@@ -181,8 +194,8 @@ final class Lookups {
     if (!k.set(p.id(), q.exact, 0, q.exactLength)) {
       return;
     }
-    final long now = index.clock().nanoTime();
-    final long ttl = index.ttlNanosOf(p.tenant());
+    final long now = clock.nanoTime();
+    final long ttl = state.ttlNanosOf(p.tenant());
     if (!r.exactRead.read(r, storeOf(p), k, now, ttl, credit)) {
       return;
     }
@@ -221,8 +234,8 @@ final class Lookups {
     if (q.hashCount == 0) {
       return;
     }
-    final long now = index.clock().nanoTime();
-    final long ttl = index.ttlNanosOf(p.tenant());
+    final long now = clock.nanoTime();
+    final long ttl = state.ttlNanosOf(p.tenant());
     r.walk.walk(q, r, storeOf(p), p.id(), now, ttl, credit);
 
     final float slo = ScoreMath.sloCoefficient(q.ttftMs, cfg.sloTightTtftMs(), cfg.sloTightBias());
@@ -264,7 +277,7 @@ final class Lookups {
     if (stats.size() == 0) {
       return false;
     }
-    final long now = index.clock().nanoTime();
+    final long now = clock.nanoTime();
     final float slo = ScoreMath.sloCoefficient(q.ttftMs, cfg.sloTightTtftMs(), cfg.sloTightBias());
     final float minHitRate = cfg.tenantHotMinHitRate();
     for (int i = 0; i < stats.size(); i++) {
@@ -382,7 +395,10 @@ final class Lookups {
         q.tenant.resolve(dict), q.model.resolve(dict), q.scheme.resolve(dict), seedDigest);
   }
 
-  /** AFFINITY_HINT candidate for the scope {@link #lookupRoute} resolved into {@code r}, or -1. */
+  /**
+   * AFFINITY_HINT candidate for the scope {@link #lookupAndClassify} resolved into {@code r}, or
+   * -1.
+   */
   int affinityHint(final LookupResult r, final byte[] seedDigest) {
     if (r.schemeId < 0) {
       return -1;
@@ -395,8 +411,8 @@ final class Lookups {
     if (seedDigest == null || seedDigest.length < 8) {
       return -1;
     }
-    final TenantModelState tm = index.tm(tenant, model);
-    final ScopeState scope = index.scope(tm, scheme);
+    final TenantModelState tm = registry.tm(tenant, model);
+    final ScopeState scope = registry.scope(tm, scheme);
     if (scope == null) {
       return -1;
     }
@@ -413,7 +429,7 @@ final class Lookups {
 
   /** Credits the LFU counters of a delivered PREFIX_MATCH (no-op for LRU tenants). */
   int creditDelivered(final LookupResult r) {
-    return r.tenantId < 0 ? 0 : creditDelivered(r, index.policies().lfu(r.tenantId));
+    return r.tenantId < 0 ? 0 : creditDelivered(r, lfuCounters.lfu(r.tenantId));
   }
 
   /**
@@ -427,10 +443,74 @@ final class Lookups {
     int credited = 0;
     for (int c = 0; c < r.credits; c++) {
       if (r.runDelivered[r.creditRun[c]]
-          && index.arena().incrementIfGeneration(r.creditSlot(c), r.creditGen(c))) {
+          && storage.arena().incrementIfGeneration(r.creditSlot(c), r.creditGen(c))) {
         credited++;
       }
     }
     return credited;
+  }
+
+  /**
+   * The LFU access count of the holder {@code replica} of an exact key, or -1 if absent (tests and
+   * diagnostics; allocates).
+   */
+  long accessCount(
+      final int tenant,
+      final int model,
+      final int scheme,
+      final int adapter,
+      final byte[] hash,
+      final int r) {
+    final Partition p = registry.partition(registry.tm(tenant, model), scheme, adapter);
+    if (p == null || r < 0) {
+      return -1;
+    }
+    final KeyBuffer k = new KeyBuffer();
+    if (!k.set(p.id(), hash, 0, hash.length)) {
+      return -1;
+    }
+    try (RunCursor cur = new RunCursor()) {
+      if (!cur.open(storage.storeOf(p), k)) {
+        return -1;
+      }
+      for (int c = 0; c < cur.cols(); c++) {
+        if (cur.holder(c) == r && cur.paletteRef(cur.row(), c) != 0) {
+          return storage.arena().countAcquire(cur.slot(cur.row(), c));
+        }
+      }
+      return -1;
+    }
+  }
+
+  /**
+   * Computes SHA-256 of the request's canonical affinity seed into {@code out} (32 bytes): the
+   * chain as {@code u32be(len) ‖ hash} per block when present, else the exact hash. Returns false
+   * when there is no seed (no chain and an empty exact hash). Allocation-free.
+   */
+  static boolean affinitySeedDigest(
+      final LookupRequest request, final java.security.MessageDigest sha256, final byte[] out) {
+    sha256.reset();
+    if (request.hashCount > 0) {
+      final byte[] len = request.lenScratch;
+      for (int i = 0; i < request.hashCount; i++) {
+        final int l = request.hashLength[i];
+        len[0] = (byte) (l >>> 24);
+        len[1] = (byte) (l >>> 16);
+        len[2] = (byte) (l >>> 8);
+        len[3] = (byte) l;
+        sha256.update(len, 0, 4);
+        sha256.update(request.chainBytes, request.hashOffset[i], l);
+      }
+    } else if (request.exactLength > 0) {
+      sha256.update(request.exact, 0, request.exactLength);
+    } else {
+      return false;
+    }
+    try {
+      sha256.digest(out, 0, 32);
+    } catch (java.security.DigestException e) {
+      return false;
+    }
+    return true;
   }
 }

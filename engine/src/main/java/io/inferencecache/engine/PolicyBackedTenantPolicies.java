@@ -9,7 +9,7 @@ import io.inferencecache.engine.policy.ResolvedPolicy;
  * dictionary id, allocation-free. Build the store with the index's interner ({@link
  * CacheIndex#intern}) so ids agree.
  */
-public final class PolicyBackedTenantPolicies implements TenantPolicies {
+final class PolicyBackedTenantPolicies implements TenantPolicies {
   private final PolicyStore store;
 
   public PolicyBackedTenantPolicies(final PolicyStore store) {

@@ -4,7 +4,7 @@ package io.inferencecache.engine;
  * The ranking factors of docs/behaviour.md#scores, in the upstream's float32 arithmetic and
  * operation order, so scores and tie-breaks are bit-identical to the reference implementation.
  */
-public final class ScoreMath {
+final class ScoreMath {
   private ScoreMath() {}
 
   /**

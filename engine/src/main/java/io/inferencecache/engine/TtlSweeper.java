@@ -24,32 +24,32 @@ import org.agrona.concurrent.EpochNanoClock;
 final class TtlSweeper implements Agent {
   private final EpochNanoClock clock;
   private final long intervalNanos;
-  private final TenantPolicies policies;
+  private final LfuCounters lfuCounters;
   private final PartitionRegistry registry;
   private final SecondaryCounts counts;
   private final IndexStorage storage;
   private final IndexChanges changes;
   private final ReentrantLock writeLock;
   private final BooleanSupplier closed;
-  private final long defaultTtlNanos;
+  private final EngineState state;
   private long nextPassAt;
 
+  /**
+   * A sweeper of {@code state}'s entries that reports through {@code changes} and takes {@code
+   * writeLock} per segment; a pass stops as soon as {@code closed} says so.
+   */
   TtlSweeper(
-      final IndexConfig config,
-      final TenantPolicies policies,
-      final PartitionRegistry registry,
-      final SecondaryCounts counts,
-      final IndexStorage storage,
+      final EngineState state,
       final IndexChanges changes,
       final ReentrantLock writeLock,
       final BooleanSupplier closed) {
-    this.clock = config.clock();
-    this.intervalNanos = config.sweepIntervalNanos();
-    this.defaultTtlNanos = config.defaultTtlNanos();
-    this.policies = policies;
-    this.registry = registry;
-    this.counts = counts;
-    this.storage = storage;
+    this.state = state;
+    this.clock = state.clock;
+    this.intervalNanos = state.config.sweepIntervalNanos();
+    this.lfuCounters = state.lfuCounters;
+    this.registry = state.registry;
+    this.counts = state.counts;
+    this.storage = state.storage;
     this.changes = changes;
     this.writeLock = writeLock;
     this.closed = closed;
@@ -76,12 +76,6 @@ final class TtlSweeper implements Agent {
     return 1;
   }
 
-  /** The TTL of {@code tenant}'s entries: its policy's, else the configured default. */
-  long ttlOf(final int tenant) {
-    final long t = policies.ttlNanos(tenant);
-    return t > 0 ? t : defaultTtlNanos;
-  }
-
   /** One pass; returns the storage entries removed (0 once the index is closed). */
   long sweep() {
     final long[] removedLru = new long[1];
@@ -91,7 +85,7 @@ final class TtlSweeper implements Agent {
     final RunStore.CellFilter expired =
         (pid, holder, lastSeen) -> {
           final Partition p = registry.partitionById(pid);
-          return p != null && now - lastSeen >= ttlOf(p.tenant());
+          return p != null && now - lastSeen >= state.ttlNanosOf(p.tenant());
         };
     final RunStore.RemovalSink sink =
         (key, keyLength, holder, slot, keyGone) -> {
@@ -102,7 +96,7 @@ final class TtlSweeper implements Agent {
             changes.reportRemoved(
                 p, IndexChanges.hashOf(key, keyLength), holder, IndexListener.REMOVED_BY_TTL, now);
           }
-          if (policies.lfu(p.tenant())) {
+          if (lfuCounters.lfu(p.tenant())) {
             removedLfu[0]++;
           } else {
             removedLru[0]++;
@@ -162,7 +156,7 @@ final class TtlSweeper implements Agent {
       if (tm == null || tm.stats.size() == 0) {
         continue;
       }
-      final long ttl = ttlOf(tm.tenant);
+      final long ttl = state.ttlNanosOf(tm.tenant);
       StatsTable t = tm.stats;
       for (int i = t.size() - 1; i >= 0; i--) {
         final StatsRow row = t.row(i);

@@ -36,7 +36,7 @@ class AffinityHintTest extends IndexTestSupport {
 
   /** The hinted replica's name for {@code q}, or null. */
   private String hint(final LookupRequest q) {
-    if (!CacheIndex.affinitySeedDigest(q, sha, digest)) {
+    if (!Lookups.affinitySeedDigest(q, sha, digest)) {
       return null;
     }
     final int id = index.affinityHint(q, digest);
@@ -91,7 +91,7 @@ class AffinityHintTest extends IndexTestSupport {
   void emptySeedMeansNoHint() {
     serve("t", "vllm", "r1");
     final LookupRequest q = exactReq("t", "m", "vllm", "", 16);
-    assertThat(CacheIndex.affinitySeedDigest(q, sha, digest)).isFalse();
+    assertThat(Lookups.affinitySeedDigest(q, sha, digest)).isFalse();
     assertThat(hint(q)).isNull();
   }
 
@@ -167,7 +167,7 @@ class AffinityHintTest extends IndexTestSupport {
   void chainSeedIsTheLengthPrefixedConcatenationOfTheBlockHashes() {
     final LookupRequest q = chainReq("t", "m", "vllm", 16, "b0", "block-one", "x");
     q.exact(h("ignored-when-a-chain-is-present"), 16);
-    assertThat(CacheIndex.affinitySeedDigest(q, sha, digest)).isTrue();
+    assertThat(Lookups.affinitySeedDigest(q, sha, digest)).isTrue();
     assertThat(digest).isEqualTo(sha256().digest(chainSeed("b0", "block-one", "x")));
     final List<String> ids = List.of("r1", "r2", "r3");
     serve("t", "vllm", ids.toArray(new String[0]));
@@ -177,7 +177,7 @@ class AffinityHintTest extends IndexTestSupport {
   @Test
   void exactSeedIsThePrefixHashBytes() {
     final LookupRequest q = exactReq("t", "m", "vllm", "prefix-bytes", 16);
-    assertThat(CacheIndex.affinitySeedDigest(q, sha, digest)).isTrue();
+    assertThat(Lookups.affinitySeedDigest(q, sha, digest)).isTrue();
     assertThat(digest).isEqualTo(sha256().digest(h("prefix-bytes")));
   }
 
@@ -185,8 +185,8 @@ class AffinityHintTest extends IndexTestSupport {
   void tenantModelAndSchemeAreNotPartOfTheSeed() {
     final byte[] a = new byte[32];
     final byte[] b = new byte[32];
-    CacheIndex.affinitySeedDigest(chainReq("t1", "m1", "vllm", 16, "b0"), sha, a);
-    CacheIndex.affinitySeedDigest(chainReq("t2", "m2", "sglang", 32, "b0"), sha, b);
+    Lookups.affinitySeedDigest(chainReq("t1", "m1", "vllm", 16, "b0"), sha, a);
+    Lookups.affinitySeedDigest(chainReq("t2", "m2", "sglang", 32, "b0"), sha, b);
     assertThat(a).isEqualTo(b);
   }
 

@@ -25,7 +25,7 @@ class CacheIndexSmokeTest {
   @Test
   void legacyIngestThenExactLookupFindsTheReplica() {
     index.ingest(legacy("t", "m", "vllm", "r1", "p1", 100));
-    index.lookupRoute(exactReq("t", "m", "vllm", "p1", 100), r);
+    index.lookupAndClassify(exactReq("t", "m", "vllm", "p1", 100), r);
     assertThat(r.outcome()).isEqualTo(Outcome.PREFIX_MATCH);
     assertThat(replicas(index, r)).containsExactly("r1");
     assertThat(r.score(0)).isEqualTo(100f);
@@ -36,7 +36,7 @@ class CacheIndexSmokeTest {
   void chainWalkReturnsLongestCommonPrefixPerReplica() {
     index.ingest(chain("t", "m", "vllm", "a", 16, "b0", "b1", "b2", "x3", "x4"));
     index.ingest(chain("t", "m", "vllm", "b", 16, "b0", "y1", "y2", "y3", "y4"));
-    index.lookupRoute(chainReq("t", "m", "vllm", 16, "b0", "b1", "b2", "b3", "b4"), r);
+    index.lookupAndClassify(chainReq("t", "m", "vllm", 16, "b0", "b1", "b2", "b3", "b4"), r);
     assertThat(r.outcome()).isEqualTo(Outcome.PREFIX_MATCH);
     assertThat(replicas(index, r)).containsExactly("a", "b");
     assertThat(r.matchedTokens(0)).isEqualTo(48);

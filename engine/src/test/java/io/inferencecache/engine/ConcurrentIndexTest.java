@@ -145,12 +145,12 @@ class ConcurrentIndexTest extends IndexTestSupport {
                     if (rnd.nextInt(5) == 0) {
                       q.adapter().set("lora" + rnd.nextInt(2));
                     }
-                    index.lookupRoute(q, res);
+                    index.lookupAndClassify(q, res);
                     checkAnswer(res);
                     credited.addAndGet(index.creditDelivered(res));
                     index.lookup(q, res);
                     checkAnswer(res);
-                    if (CacheIndex.affinitySeedDigest(q, sha, digest)) {
+                    if (Lookups.affinitySeedDigest(q, sha, digest)) {
                       final int id = index.affinityHint(q, digest);
                       if (id >= 0) {
                         assertThat(index.replicaName(id)).startsWith("r");
@@ -217,9 +217,9 @@ class ConcurrentIndexTest extends IndexTestSupport {
                 try {
                   go.await();
                   for (int i = 0; i < rounds; i++) {
-                    index.lookupRoute(chain, res);
+                    index.lookupAndClassify(chain, res);
                     assertThat(index.creditDelivered(res)).isEqualTo(4);
-                    index.lookupRoute(exact, res);
+                    index.lookupAndClassify(exact, res);
                     assertThat(index.creditDelivered(res)).isEqualTo(1);
                   }
                 } catch (Throwable e) {
@@ -248,7 +248,7 @@ class ConcurrentIndexTest extends IndexTestSupport {
     policies.lfu.add("t");
     ingest(update("t", "m", "vllm", "r1").chain(16, "b0", "b1"));
     final LookupResult shared = new LookupResult();
-    index.lookupRoute(chainReq("t", "m", "vllm", 16, "b0", "b1"), shared);
+    index.lookupAndClassify(chainReq("t", "m", "vllm", 16, "b0", "b1"), shared);
     final int threads = 4;
     final int rounds = 20_000;
     final CountDownLatch go = new CountDownLatch(1);

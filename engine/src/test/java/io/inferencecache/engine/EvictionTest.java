@@ -147,7 +147,7 @@ class EvictionTest extends IndexTestSupport {
     try {
       final LookupRequest q = exactReq("t", "m", "vllm", "p", 0);
       for (int i = 0; i < 200_000; i++) {
-        index.lookupRoute(q, r);
+        index.lookupAndClassify(q, r);
         if (r.outcome() == Outcome.PREFIX_MATCH) {
           assertThat(r.size()).isEqualTo(1);
           assertBits(r.score(0), underLongTtl);

@@ -95,7 +95,7 @@ class FullStorageTest extends IndexTestSupport {
     assertThat(changes.removed).containsExactlyInAnyOrderElementsOf(victims);
     assertThat(evicted).isGreaterThanOrEqualTo(CAP / 100);
     // the whole new chain is stored and matches
-    index.lookupRoute(IndexFixtures.chainReq("t", "m", "vllm", 16, chain), r);
+    index.lookupAndClassify(IndexFixtures.chainReq("t", "m", "vllm", 16, chain), r);
     assertThat(r.size()).isEqualTo(1);
     assertThat(r.matchedTokens(0)).isEqualTo(16 * blocks);
     assertThat(index.droppedFull()).isZero();

@@ -78,7 +78,7 @@ abstract class IndexTestSupport {
   protected int hit(final String tenant, final String hash, final int times) {
     int credited = 0;
     for (int i = 0; i < times; i++) {
-      index.lookupRoute(IndexFixtures.exactReq(tenant, "m", "vllm", hash, 0), r);
+      index.lookupAndClassify(IndexFixtures.exactReq(tenant, "m", "vllm", hash, 0), r);
       credited += index.creditDelivered(r);
     }
     return credited;
@@ -115,7 +115,7 @@ abstract class IndexTestSupport {
   }
 
   protected LookupResult route(final LookupRequest q) {
-    index.lookupRoute(q, r);
+    index.lookupAndClassify(q, r);
     return r;
   }
 

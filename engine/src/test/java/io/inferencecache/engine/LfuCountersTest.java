@@ -36,9 +36,9 @@ class LfuCountersTest extends IndexTestSupport {
     chain("a", "r1", 64);
     chain("a", "r2", 64);
     assertThat(index.totalEntries()).isEqualTo(128);
-    assertThat(index.arena().used()).isEqualTo(128);
-    assertThat(index.arena().counters()).isZero();
-    assertThat(index.arena().bytes()).isZero();
+    assertThat(index.state().storage.arena().used()).isEqualTo(128);
+    assertThat(index.state().storage.arena().counters()).isZero();
+    assertThat(index.state().storage.arena().bytes()).isZero();
     assertThat(count("a", "m", "vllm", "a-r1-0", "r1")).isZero(); // held, never credited
   }
 
@@ -49,9 +49,10 @@ class LfuCountersTest extends IndexTestSupport {
     ingest(update("b", "m", "vllm", "r1").legacy("hot", 64));
     assertThat(hit("b", "hot", 3)).isEqualTo(3);
     assertThat(count("b", "m", "vllm", "hot", "r1")).isEqualTo(3);
-    assertThat(index.arena().counters()).isEqualTo(1);
-    assertThat(index.arena().bytes()) // one chunk: this small index's whole budget
-        .isEqualTo(8L * Math.min(CounterArena.CHUNK_SLOTS, index.arena().capacity()));
+    assertThat(index.state().storage.arena().counters()).isEqualTo(1);
+    assertThat(index.state().storage.arena().bytes()) // one chunk: this small index's whole budget
+        .isEqualTo(
+            8L * Math.min(CounterArena.CHUNK_SLOTS, index.state().storage.arena().capacity()));
   }
 
   @Test
@@ -63,12 +64,12 @@ class LfuCountersTest extends IndexTestSupport {
     assertThat(hit("b", "b-r1-0", 1)).as("not LFU before its counters").isZero();
     assertThat(index.syncLfuCounters()).isEqualTo(25);
     assertThat(index.syncLfuCounters()).as("nothing left to do").isZero();
-    assertThat(index.arena().counters()).isEqualTo(25);
+    assertThat(index.state().storage.arena().counters()).isEqualTo(25);
     assertThat(hit("b", "b-r1-0", 2)).isEqualTo(2);
     assertThat(hit("a", "a-r1-0", 2)).isZero();
     assertThat(count("b", "m", "vllm", "b-r1-0", "r1")).isEqualTo(2);
     chain("b", "r3", 3); // new entries of the tenant come with counters
-    assertThat(index.arena().counters()).isEqualTo(28);
+    assertThat(index.state().storage.arena().counters()).isEqualTo(28);
   }
 
   @Test
@@ -95,8 +96,8 @@ class LfuCountersTest extends IndexTestSupport {
     index.close();
     try (CacheIndex reopened =
         CacheIndex.open(baseConfig().persistenceFile(file).policies(TenantPolicies.ALL_LFU))) {
-      assertThat(reopened.arena().counters()).isEqualTo(12);
-      reopened.lookupRoute(IndexFixtures.exactReq("a", "m", "vllm", "a-r1-4", 0), r);
+      assertThat(reopened.state().storage.arena().counters()).isEqualTo(12);
+      reopened.lookupAndClassify(IndexFixtures.exactReq("a", "m", "vllm", "a-r1-4", 0), r);
       assertThat(reopened.creditDelivered(r)).isEqualTo(1);
       assertThat(reopened.verifyCounts()).isEmpty();
     }
@@ -119,7 +120,7 @@ class LfuCountersTest extends IndexTestSupport {
     policies.lfu.add("a");
     assertThatThrownBy(index::syncLfuCounters).isInstanceOf(IllegalStateException.class);
     assertThat(hit("a", "a-r1-0", 1)).as("a stays LRU").isZero();
-    assertThat(index.arena().counters()).isZero();
+    assertThat(index.state().storage.arena().counters()).isZero();
     policies.lfu.remove("a");
     chain("a", "r2", 3); // LRU again, and the failed pass left it uncounted: stored, no counters
     assertThat(index.totalEntries()).isEqualTo(23);
@@ -166,7 +167,7 @@ class LfuCountersTest extends IndexTestSupport {
     store.replace(snapshotOf(List.of(PolicySpec.builder("b").eviction("lfu").build()), List.of()));
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> index.arena().counters() == 4 && hit("b", "b-r1-0", 1) == 1);
+        .until(() -> index.state().storage.arena().counters() == 4 && hit("b", "b-r1-0", 1) == 1);
     assertThat(hit("a", "a-r1-0", 1)).isZero();
   }
 
@@ -180,13 +181,13 @@ class LfuCountersTest extends IndexTestSupport {
     chain("a", "r1", 100);
     reopen(persisted);
     assertThat(index.totalEntries()).isEqualTo(101);
-    assertThat(index.arena().counters()).isEqualTo(1);
+    assertThat(index.state().storage.arena().counters()).isEqualTo(1);
     assertThat(hit("b", "hot", 1)).isEqualTo(1);
     assertThat(count("b", "m", "vllm", "hot", "r1")).isEqualTo(4);
     policies.lfu.add("a");
     assertThat(index.syncLfuCounters()).isEqualTo(100);
     reopen(persisted);
-    assertThat(index.arena().counters()).isEqualTo(101);
+    assertThat(index.state().storage.arena().counters()).isEqualTo(101);
     assertThat(hit("a", "a-r1-7", 2)).isEqualTo(2);
     assertThat(index.verifyCounts()).isEmpty();
   }

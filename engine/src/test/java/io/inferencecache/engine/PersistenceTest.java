@@ -121,7 +121,7 @@ class PersistenceTest extends IndexTestSupport {
   private List<String> answers() {
     final List<String> out = new ArrayList<>();
     for (LookupRequest q : probes()) {
-      index.lookupRoute(q, r);
+      index.lookupAndClassify(q, r);
       final StringBuilder b = new StringBuilder(r.outcome().name());
       for (int i = 0; i < r.size(); i++) {
         b.append(' ')
@@ -410,7 +410,9 @@ class PersistenceTest extends IndexTestSupport {
     reopen(persistedConfig());
     assertThat(setAside()).isEmpty();
     assertThat(logged(Level.INFO, "event=index_migrated")).isTrue();
-    assertThat(index.mainStore().entries()).as("the locators are gone").isEqualTo(runsOnly);
+    assertThat(index.state().storage.main().entries())
+        .as("the locators are gone")
+        .isEqualTo(runsOnly);
     route(chainReq("t", "m", "vllm", 16, chain));
     assertThat(r.size()).isEqualTo(1);
     assertThat(r.matchedTokens(0)).isEqualTo(16 * chain.length);

@@ -94,7 +94,9 @@ class RefusedRunStoreTest extends IndexTestSupport {
     assertThat(index.droppedFull())
         .isGreaterThanOrEqualTo(new HashSet<>(attempted).size() - live.size());
     assertThat(index.reservedEntries()).isEqualTo(live.size());
-    assertThat(index.arena().used()).as("entries in the storage budget").isEqualTo(live.size());
+    assertThat(index.state().storage.arena().used())
+        .as("entries in the storage budget")
+        .isEqualTo(live.size());
     assertThat(index.verifyCounts()).isEmpty();
   }
 
@@ -158,9 +160,11 @@ class RefusedRunStoreTest extends IndexTestSupport {
     assertThat(tenant.equals(PROBE) ? index.reservedEntries() : index.totalEntries())
         .as("counted holders")
         .isEqualTo(live.size());
-    assertThat(index.arena().used()).as("entries in the storage budget").isEqualTo(live.size());
+    assertThat(index.state().storage.arena().used())
+        .as("entries in the storage budget")
+        .isEqualTo(live.size());
     for (String[] c : chains) {
-      index.lookupRoute(IndexFixtures.chainReq(tenant, "m", "vllm", 16, c), r);
+      index.lookupAndClassify(IndexFixtures.chainReq(tenant, "m", "vllm", 16, c), r);
       for (String replica : List.of("p", "q")) {
         int leading = 0;
         while (leading < c.length && live.contains(replica + " " + c[leading])) {
@@ -212,7 +216,9 @@ class RefusedRunStoreTest extends IndexTestSupport {
     // room was made every time: nothing dropped, only evicted (and reported so)
     assertThat(index.droppedFull()).isZero();
     assertThat(index.totalEntries()).isEqualTo(live.size());
-    assertThat(index.arena().used()).as("entries in the storage budget").isEqualTo(live.size());
+    assertThat(index.state().storage.arena().used())
+        .as("entries in the storage budget")
+        .isEqualTo(live.size());
     assertThat(index.verifyCounts()).isEmpty();
   }
 }

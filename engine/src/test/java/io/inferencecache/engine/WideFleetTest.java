@@ -38,10 +38,10 @@ class WideFleetTest extends IndexTestSupport {
       index.ingest(IndexFixtures.chain("t", "m", "vllm", String.format("r-%03d", h), 16, chain));
     }
     assertThat(index.totalEntries()).isEqualTo((long) holders * BLOCKS);
-    assertThat(index.mainStore().entries())
+    assertThat(index.state().storage.main().entries())
         .as("split into equal halves once, not cut again at every new column")
         .isEqualTo(2);
-    index.lookupRoute(IndexFixtures.chainReq("t", "m", "vllm", 16, chain), r);
+    index.lookupAndClassify(IndexFixtures.chainReq("t", "m", "vllm", 16, chain), r);
     assertThat(r.size()).isEqualTo(holders);
     for (int i = 0; i < r.size(); i++) {
       assertThat(r.matchedTokens(i)).isEqualTo(BLOCKS * 16);

@@ -67,7 +67,7 @@ class ServerIT {
     final LookupResult result = new LookupResult();
     server
         .index()
-        .lookupRoute(
+        .lookupAndClassify(
             new LookupRequest()
                 .reset()
                 .keys(tenant, MODEL, "vllm", "")

@@ -7,8 +7,8 @@ import net.openhft.hashing.LongHashFunction;
 /**
  * A block key's fingerprint → a 32-bit value, in one open-addressing table of 8-byte slots on the
  * heap (a single {@code long[]}: no object per entry, nothing for the collector to trace): the
- * table under {@link RunDirectory}, which finds every stored block key (engine/docs/design.md §2).
- * One writer; any number of readers, lock-free.
+ * table under {@link BlockLocations}, which finds every stored block key (engine/docs/design.md
+ * §2). One writer; any number of readers, lock-free.
  *
  * <pre>
  *   0                                32                                 64

@@ -1,7 +1,8 @@
 package io.inferencecache.engine.internal;
 
 /**
- * Layout of the prefix index's keys and values in the Chronicle Map (see engine/docs/design.md).
+ * Layout of the prefix index's keys in the Chronicle Map, and of the decoded holder record the
+ * writer works on (see engine/docs/design.md §2; the stored value, a run, is {@link RunLayout}'s).
  *
  * <p>Key: the partition id (tenant, model, hash scheme, adapter interned together) followed by the
  * opaque hash bytes exactly as the engine sent them:
@@ -13,8 +14,9 @@ package io.inferencecache.engine.internal;
  *   +---------------+-----------------------------------+
  * </pre>
  *
- * <p>Value: the holders of the key, one 24-byte record per replica, sorted by replica id so a chain
- * walk merge-joins the running set with each block's holders:
+ * <p>Holder record: one key's holders as the writer's {@link HolderBuffer} holds them once decoded
+ * from a run (never stored in this form since layout 3), one 24-byte record per replica, sorted by
+ * replica id:
  *
  * <pre>
  *   0                               8               12              16              20      22  23

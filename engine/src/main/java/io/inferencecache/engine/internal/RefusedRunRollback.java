@@ -109,13 +109,13 @@ final class RefusedRunRollback {
     // Every row's entry first, then the tails' runs: a reader finds each block before and after.
     int tails = 0;
     for (int r = 0; r < m.rows; r++) {
-      if (r > 0 && m.dirVal[r] == RunDirectory.HEAD) {
+      if (r > 0 && m.dirVal[r] == BlockLocations.HEAD) {
         tailHeads[tails++] = r;
       }
       final int target =
           r >= live
-              ? RunDirectory.NO_ENTRY
-              : r == 0 ? RunDirectory.HEAD : RunDirectory.value(m.runId, r);
+              ? BlockLocations.NO_ENTRY
+              : r == 0 ? BlockLocations.HEAD : BlockLocations.value(m.runId, r);
       entries.setDir(m, r, target);
     }
     for (int i = 0; i < tails; i++) {

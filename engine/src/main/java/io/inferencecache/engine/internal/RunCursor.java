@@ -27,11 +27,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * per thread (it lives in the thread's {@code LookupResult}); allocation-free.
  *
  * <p>A key is looked up as a run key first (one probe: the common case, a chain's first block); a
- * key the map does not hold is looked up in the store's {@link RunDirectory}, whose candidates name
- * a run and a row, trusted once that row of that run has the key's hash. A key with no candidate is
- * absent. A candidate that fails (another key's, or this key's read while the writer moved it: a
- * split, a trimmed tail, a run id given back) makes the reader look again, the map first, a few
- * times before it reports the key absent.
+ * key the map does not hold is looked up in the store's {@link BlockLocations}, whose candidates
+ * name a run and a row, trusted once that row of that run has the key's hash. A key with no
+ * candidate is absent. A candidate that fails (another key's, or this key's read while the writer
+ * moved it: a split, a trimmed tail, a run id given back) makes the reader look again, the map
+ * first, a few times before it reports the key absent.
  */
 public final class RunCursor implements AutoCloseable {
   private static final ByteOrder ORDER = ByteOrder.nativeOrder();
@@ -116,12 +116,12 @@ public final class RunCursor implements AutoCloseable {
    */
   private boolean candidate(final RunStore store, final KeyBuffer key) {
     final int v = probe.value();
-    if (v == RunDirectory.HEAD) {
+    if (v == BlockLocations.HEAD) {
       return false;
     }
-    hopRow = RunDirectory.rowOf(v);
+    hopRow = BlockLocations.rowOf(v);
     return store.directory.headKey(
-        RunDirectory.runOf(v), KeyBuffer.partitionOf(key.bytes), key.length, head);
+        BlockLocations.runOf(v), KeyBuffer.partitionOf(key.bytes), key.length, head);
   }
 
   /** Whether the value is a run (the key is its first block): then parsed, at row 0. */

@@ -7,7 +7,7 @@ import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 
 /**
- * The writer's operations on a {@link RunStore}'s map and {@link RunDirectory}, one entry at a
+ * The writer's operations on a {@link RunStore}'s map and {@link BlockLocations}, one entry at a
  * time: a run image's pieces written as entries ({@link RunLayout}), entries removed, a key's
  * location read from the directory (checked against the run it names), a run read back as an image
  * with its run id bound, and each row's directory entry set. Owns the encode and decode buffers.
@@ -34,7 +34,7 @@ final class RunEntries {
   private byte[] out = new byte[4096];
   private BytesStore<?, byte[]> outStore = BytesStore.wrap(out);
   private byte[] in = new byte[4096];
-  final RunDirectory directory;
+  final BlockLocations directory;
   private final BlockDirectory.Probe probe = new BlockDirectory.Probe();
   private final RunCursor check = new RunCursor();
   private int lastFp; // the fingerprint readLocation() last computed
@@ -43,7 +43,7 @@ final class RunEntries {
   private byte[] prev = new byte[4096];
   private BytesStore<?, byte[]> prevStore = BytesStore.wrap(prev);
 
-  RunEntries(final ChronicleMap<byte[], byte[]> map, final RunDirectory directory) {
+  RunEntries(final ChronicleMap<byte[], byte[]> map, final BlockLocations directory) {
     this.map = map;
     this.directory = directory;
   }
@@ -73,7 +73,7 @@ final class RunEntries {
     boolean headChecked = false;
     while (pr.next()) {
       final int v = pr.value();
-      if (v == RunDirectory.HEAD) {
+      if (v == BlockLocations.HEAD) {
         if (!headChecked && isRun(key)) {
           loc.setRaw(key.bytes, key.length);
           locRow = 0;
@@ -82,8 +82,8 @@ final class RunEntries {
         headChecked = true;
         continue;
       }
-      final int row = RunDirectory.rowOf(v);
-      if (directory.headKey(RunDirectory.runOf(v), p, key.length, loc)
+      final int row = BlockLocations.rowOf(v);
+      if (directory.headKey(BlockLocations.runOf(v), p, key.length, loc)
           && check.openAt(map, loc, row, key)) {
         check.close();
         locRow = row;
@@ -112,7 +112,7 @@ final class RunEntries {
    * decode): the id is the one whose entry for row 1's key names row 1 and this run's first key.
    */
   void bindRun(final RunImage m) {
-    m.runId = RunDirectory.NO_RUN;
+    m.runId = BlockLocations.NO_RUN;
     if (m.rows <= 1) {
       return;
     }
@@ -121,14 +121,14 @@ final class RunEntries {
     final BlockDirectory.Probe pr = probe.start(directory.table(), directory.fingerprint(wk));
     while (pr.next()) {
       final int v = pr.value();
-      if (v == RunDirectory.HEAD || RunDirectory.rowOf(v) != 1) {
+      if (v == BlockLocations.HEAD || BlockLocations.rowOf(v) != 1) {
         continue;
       }
-      if (directory.headKey(RunDirectory.runOf(v), m.partition, keyLength, wk)
+      if (directory.headKey(BlockLocations.runOf(v), m.partition, keyLength, wk)
           && m.findRow(wk.bytes, HolderLayout.KEY_PARTITION_BYTES, m.hashLen) == 0) {
-        m.runId = RunDirectory.runOf(v);
+        m.runId = BlockLocations.runOf(v);
         for (int r = 1; r < m.rows; r++) {
-          m.dirVal[r] = RunDirectory.value(m.runId, r);
+          m.dirVal[r] = BlockLocations.value(m.runId, r);
         }
         return;
       }
@@ -192,32 +192,32 @@ final class RunEntries {
     if (!claim || !ensureRunId(m)) {
       return ABSENT;
     }
-    directory.change(lastFp, RunDirectory.NO_ENTRY, RunDirectory.value(m.runId, m.rows));
+    directory.change(lastFp, BlockLocations.NO_ENTRY, BlockLocations.value(m.runId, m.rows));
     return CLAIMED;
   }
 
   /**
-   * Enters {@code key}, a run key of the map the directory lacks, as a {@link RunDirectory#HEAD}.
+   * Enters {@code key}, a run key of the map the directory lacks, as a {@link BlockLocations#HEAD}.
    */
   void repairHead(final KeyBuffer key) {
-    directory.change(directory.fingerprint(key), RunDirectory.NO_ENTRY, RunDirectory.HEAD);
+    directory.change(directory.fingerprint(key), BlockLocations.NO_ENTRY, BlockLocations.HEAD);
     loc.setRaw(key.bytes, key.length);
     locRow = 0;
   }
 
   /** Gives {@code m} a run id if it has none; false when every id is taken. */
   boolean ensureRunId(final RunImage m) {
-    if (m.runId != RunDirectory.NO_RUN) {
+    if (m.runId != BlockLocations.NO_RUN) {
       return true;
     }
     m.rowKey(0, wk);
     m.runId = directory.register(wk);
-    return m.runId != RunDirectory.NO_RUN;
+    return m.runId != BlockLocations.NO_RUN;
   }
 
   /**
    * A new run id for the run that row {@code row} of {@code m} starts, or {@link
-   * RunDirectory#NO_RUN}.
+   * BlockLocations#NO_RUN}.
    */
   int registerRun(final RunImage m, final int row) {
     m.rowKey(row, wk);
@@ -238,7 +238,7 @@ final class RunEntries {
   /** Gives {@code m}'s run id back (no entry names it any more). */
   void releaseRunId(final RunImage m) {
     directory.release(m.runId);
-    m.runId = RunDirectory.NO_RUN;
+    m.runId = BlockLocations.NO_RUN;
   }
 
   /** Inserts all of {@code m} as one run in {@code c}, a context whose key was found absent. */

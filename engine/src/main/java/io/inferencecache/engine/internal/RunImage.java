@@ -16,7 +16,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * The writer's decoded, mutable copy of one run ({@link RunLayout}): the writer loads a run once,
  * applies every change an ingest, an eviction or a sweep makes to it, and stores it once. Row 0's
- * hash is the run's key; {@link #dirVal} says what the {@link RunDirectory} holds for each row's
+ * hash is the run's key; {@link #dirVal} says what the {@link BlockLocations} holds for each row's
  * key. Single-threaded (the index writer). Grows its arrays as needed and keeps them.
  */
 final class RunImage {
@@ -45,12 +45,12 @@ final class RunImage {
   int[] palTier = new int[16];
   private int lastPal = -1;
 
-  /** The run's id in the {@link RunDirectory} ({@link RunDirectory#NO_RUN}: none yet). */
+  /** The run's id in the {@link BlockLocations} ({@link BlockLocations#NO_RUN}: none yet). */
   int runId;
 
   /**
-   * Per row, the value the {@link RunDirectory} holds for the row's key ({@link
-   * RunDirectory#NO_ENTRY}: none yet), so that the writer finds and changes exactly that entry.
+   * Per row, the value the {@link BlockLocations} holds for the row's key ({@link
+   * BlockLocations#NO_ENTRY}: none yet), so that the writer finds and changes exactly that entry.
    */
   int[] dirVal = new int[64];
 
@@ -78,7 +78,7 @@ final class RunImage {
     cols = 0;
     palSize = 0;
     lastPal = -1;
-    runId = RunDirectory.NO_RUN;
+    runId = BlockLocations.NO_RUN;
     stored = false;
     lastRow = -1;
     rowIndex.clear();
@@ -146,8 +146,8 @@ final class RunImage {
       }
       rowCount[i] = n;
     }
-    dirVal[0] = RunDirectory.HEAD; // later rows: RunEntries binds the run's id
-    Arrays.fill(dirVal, 1, r, RunDirectory.NO_ENTRY);
+    dirVal[0] = BlockLocations.HEAD; // later rows: RunEntries binds the run's id
+    Arrays.fill(dirVal, 1, r, BlockLocations.NO_ENTRY);
     stored = true;
     rowIndex.rebuild(hashes, hashLen, rows);
   }
@@ -176,7 +176,7 @@ final class RunImage {
     System.arraycopy(key, off, hashes, r * hashLen, hashLen);
     tokens[r] = tokensOfRow;
     rowCount[r] = 0;
-    dirVal[r] = RunDirectory.NO_ENTRY;
+    dirVal[r] = BlockLocations.NO_ENTRY;
     Arrays.fill(pal, r * cols, (r + 1) * cols, -1);
     Arrays.fill(before, r * cols, (r + 1) * cols, -1);
     rows = r + 1;
@@ -405,7 +405,7 @@ final class RunImage {
       flags |= RunLayout.FLAG_SEGMENTS;
       for (int c = 0; c < cols; c++) {
         if (colMap[c] >= 0) {
-          segments += RunSegments.encode(pal, cols, c, from, to, palMap, null, 0, 0);
+          segments += RunSegmentCodec.encode(pal, cols, c, from, to, palMap, null, 0, 0);
         }
       }
     }
@@ -497,7 +497,7 @@ final class RunImage {
       for (int c = 0; c < cols; c++) {
         if (colMap[c] >= 0) {
           view.putShort(end + colMap[c] * 2, (short) written, ORDER);
-          written += RunSegments.encode(pal, cols, c, from, to, palMap, view, list, written);
+          written += RunSegmentCodec.encode(pal, cols, c, from, to, palMap, view, list, written);
         }
       }
       view.putShort(end + usedCols * 2, (short) written, ORDER);

@@ -6,8 +6,8 @@ package io.inferencecache.engine.internal;
  *
  * <p>Key (unchanged from v1): {@code partition i32 (big-endian) ‖ hash bytes as sent}. The map's
  * keys are the first blocks of <b>runs</b> ({@link #RUN_TAG}); every other stored block is found
- * through the {@link RunDirectory} on the heap, which names its run and row. The hash length is the
- * key's length minus 4.
+ * through the {@link BlockLocations} on the heap, which names its run and row. The hash length is
+ * the key's length minus 4.
  *
  * <p>A run is a sequence of consecutive blocks of one ingested chain, stored once however many
  * replicas hold them: the rows are blocks, the columns the run's holders (sorted by replica id), a

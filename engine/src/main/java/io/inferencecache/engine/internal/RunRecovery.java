@@ -11,7 +11,7 @@ import net.openhft.chronicle.map.MapSegmentContext;
 
 /**
  * Makes a reopened {@link RunStore} file consistent (engine/docs/design.md §6) and builds its
- * {@link RunDirectory}, which is not persisted: a block left in two runs by a crash in the middle
+ * {@link BlockLocations}, which is not persisted: a block left in two runs by a crash in the middle
  * of a split stays only in the split-off run, a malformed entry and a locator entry (layout 2 kept
  * one per later block; the directory replaces them) are removed, holders the index does not trust
  * are dropped, and every run's rows are entered in the directory. Writer, at open only; O(entries),
@@ -79,8 +79,8 @@ final class RunRecovery {
         continue;
       }
       // The directory is empty: every row of the run gets its entry when it is stored again.
-      m.runId = RunDirectory.NO_RUN;
-      Arrays.fill(m.dirVal, 0, m.rows, RunDirectory.NO_ENTRY);
+      m.runId = BlockLocations.NO_RUN;
+      Arrays.fill(m.dirVal, 0, m.rows, BlockLocations.NO_ENTRY);
       // A split writes its tail (a suffix of the run) as a run of its own before truncating the
       // original: a crash in between leaves the suffix in both places, with the same content. It
       // stays in the split-off run (its first block is a run key).

@@ -12,7 +12,7 @@ import net.openhft.chronicle.map.VanillaChronicleMap;
 /**
  * The prefix index proper (layout v3, {@link RunLayout}): one Chronicle Map whose keys are the
  * first blocks of runs of consecutive blocks and whose values are the runs, off-heap, in memory or
- * in a persisted file; and a {@link RunDirectory} on the heap that finds every stored block key
+ * in a persisted file; and a {@link BlockLocations} on the heap that finds every stored block key
  * (its run and row), rebuilt from the runs on open.
  *
  * <p><b>Readers</b> ({@link RunCursor}) hold one entry's segment read lock while they walk a run in
@@ -90,7 +90,7 @@ public final class RunStore implements Closeable {
   }
 
   final ChronicleMap<byte[], byte[]> map;
-  final RunDirectory directory;
+  final BlockLocations directory;
   private final RefusedRunRollback rollback;
   private final RunWriter writer;
   private final RunScans scans;
@@ -99,10 +99,10 @@ public final class RunStore implements Closeable {
   private final boolean inPlace;
 
   private RunStore(final ChronicleMap<byte[], byte[]> map, final long expectedKeys) {
-    this(map, new RunDirectory(expectedKeys));
+    this(map, new BlockLocations(expectedKeys));
   }
 
-  private RunStore(final ChronicleMap<byte[], byte[]> map, final RunDirectory directory) {
+  private RunStore(final ChronicleMap<byte[], byte[]> map, final BlockLocations directory) {
     this.map = map;
     this.directory = directory;
     this.inPlace =
@@ -124,7 +124,7 @@ public final class RunStore implements Closeable {
   static RunStore inMemoryWithRunIds(final String name, final long entries, final int maxRunIds) {
     return new RunStore(
         RunMapSizing.builder(name, entries, 8, 1.0, false).create(),
-        new RunDirectory(RunMapSizing.expectedKeys(entries, 1.0), maxRunIds));
+        new BlockLocations(RunMapSizing.expectedKeys(entries, 1.0), maxRunIds));
   }
 
   /** An in-memory (off-heap, no file) store. */
@@ -187,8 +187,8 @@ public final class RunStore implements Closeable {
   }
 
   /**
-   * Heap bytes of the block directory ({@link RunDirectory}: its table of 8-byte slots and the run
-   * ids' first keys), allocated: part of the index's footprint besides {@link #offHeapBytes()}.
+   * Heap bytes of the block directory ({@link BlockLocations}: its table of 8-byte slots and the
+   * run ids' first keys), allocated: part of the index's footprint besides {@link #offHeapBytes()}.
    */
   public long directoryBytes() {
     return directory.bytes();

@@ -140,7 +140,7 @@ final class RunWriter {
       final RunImage m = img;
       entries.insertRun(c, m);
       m.stored = true;
-      entries.setDir(m, 0, RunDirectory.HEAD);
+      entries.setDir(m, 0, BlockLocations.HEAD);
       clean = true;
     } catch (IllegalStateException full) {
       // The map refused to grow: the run stays unstored; flush() retries and reports the drop.
@@ -228,10 +228,10 @@ final class RunWriter {
 
   /**
    * Stores the image: its split-off tails first (each tail's run, then its rows' directory entries:
-   * its first key a {@link RunDirectory#HEAD}, the others its new run id), the first piece last, so
-   * a concurrent reader finds every block before and after; then no entries for rows trimmed away.
-   * A piece the map refuses (its segment is full) is stored as two halves, each under its own first
-   * key and so in its own segment, down to single rows; only a refused single row throws (the
+   * its first key a {@link BlockLocations#HEAD}, the others its new run id), the first piece last,
+   * so a concurrent reader finds every block before and after; then no entries for rows trimmed
+   * away. A piece the map refuses (its segment is full) is stored as two halves, each under its own
+   * first key and so in its own segment, down to single rows; only a refused single row throws (the
    * caller then rolls back).
    */
   private void writeImage(final RunImage m) {
@@ -242,7 +242,7 @@ final class RunWriter {
         m.stored = false;
       }
       for (int r = 0; r < m.rows; r++) {
-        entries.setDir(m, r, RunDirectory.NO_ENTRY);
+        entries.setDir(m, r, BlockLocations.NO_ENTRY);
       }
       entries.releaseRunId(m);
       return;
@@ -259,7 +259,7 @@ final class RunWriter {
     }
     final int headEnd = storeHead(m, first);
     for (int r = live; r < m.rows; r++) {
-      entries.setDir(m, r, RunDirectory.NO_ENTRY);
+      entries.setDir(m, r, BlockLocations.NO_ENTRY);
     }
     if (headEnd == 1) {
       entries.releaseRunId(m);
@@ -308,10 +308,10 @@ final class RunWriter {
    * refuses it, and as one-row runs (which need no id) if no run id is left.
    */
   private void storeTail(final RunImage m, final int s, final int end) {
-    int id = RunDirectory.NO_RUN;
+    int id = BlockLocations.NO_RUN;
     if (end - s > 1) {
       id = entries.registerRun(m, s);
-      if (id == RunDirectory.NO_RUN) {
+      if (id == BlockLocations.NO_RUN) {
         for (int r = end - 1; r >= s; r--) {
           storeTail(m, r, r + 1);
         }
@@ -330,15 +330,15 @@ final class RunWriter {
       storeTail(m, s, mid);
       return;
     }
-    if (id != RunDirectory.NO_RUN) {
+    if (id != BlockLocations.NO_RUN) {
       if (pieceCount == pieceIds.length) {
         pieceIds = java.util.Arrays.copyOf(pieceIds, pieceCount * 2);
       }
       pieceIds[pieceCount++] = id;
     }
-    entries.setDir(m, s, RunDirectory.HEAD);
+    entries.setDir(m, s, BlockLocations.HEAD);
     for (int r = s + 1; r < end; r++) {
-      entries.setDir(m, r, RunDirectory.value(id, r - s));
+      entries.setDir(m, r, BlockLocations.value(id, r - s));
     }
   }
 
@@ -358,9 +358,9 @@ final class RunWriter {
       return storeHead(m, mid);
     }
     m.stored = true;
-    entries.setDir(m, 0, RunDirectory.HEAD);
+    entries.setDir(m, 0, BlockLocations.HEAD);
     for (int r = 1; r < end; r++) {
-      entries.setDir(m, r, RunDirectory.value(m.runId, r));
+      entries.setDir(m, r, BlockLocations.value(m.runId, r));
     }
     return end;
   }
@@ -416,7 +416,7 @@ final class RunWriter {
     }
     if (where == RunEntries.CLAIMED) {
       final int r = m.appendRow(key.bytes, HolderLayout.KEY_PARTITION_BYTES, 0);
-      m.dirVal[r] = RunDirectory.value(m.runId, r);
+      m.dirVal[r] = BlockLocations.value(m.runId, r);
       clean = false;
       return r;
     }

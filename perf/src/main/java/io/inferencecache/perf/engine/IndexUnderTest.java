@@ -130,7 +130,7 @@ public abstract class IndexUnderTest implements AutoCloseable {
 
     @Override
     public int lookupRoute(final LookupRequest q) {
-      index.lookupRoute(q, result);
+      index.lookupAndClassify(q, result);
       return result.size();
     }
 

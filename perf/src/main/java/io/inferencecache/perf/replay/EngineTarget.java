@@ -65,7 +65,7 @@ final class EngineTarget implements ReplayTarget {
       MooncakeTraceFile.putKey(hash, 0, k);
       request.addBlockHash(hash, 0, 8).addBlockTokenCount(MooncakeTraceFile.TOKENS_PER_BLOCK);
     }
-    index.lookupRoute(request, result);
+    index.lookupAndClassify(request, result);
     out.clear();
     out.reasonCode = result.outcome().reasonCode();
     for (int i = 0; i < result.size(); i++) {

@@ -184,7 +184,7 @@ final class RewindDrill {
     for (int b = 0; b < blocks; b++) {
       req.addBlockHash(IngestLoad.hash(k, b).toByteArray()).addBlockTokenCount(16);
     }
-    index.lookupRoute(req, res);
+    index.lookupAndClassify(req, res);
   }
 
   /**

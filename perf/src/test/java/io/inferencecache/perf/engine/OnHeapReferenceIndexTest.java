@@ -190,7 +190,7 @@ class OnHeapReferenceIndexTest {
   }
 
   private void assertSameAnswer(final LookupRequest q, final String what) {
-    engine.lookupRoute(q, result);
+    engine.lookupAndClassify(q, result);
     final OnHeapReferenceIndex.Result expected = baseline.lookupRoute(q);
     assertThat(result.outcome()).as(what + ": outcome").isEqualTo(expected.outcome());
     assertThat(result.size()).as(what + ": size").isEqualTo(expected.scores().size());

@@ -59,7 +59,7 @@ final class EngineFixture implements AutoCloseable {
     floor = new BareChronicleMap(runBytes);
     floor.use(
         BareChronicleMap.engineSized(shape.holderBlocks(), 8, SyntheticChains.PINNED_HOLDERS));
-    engineLookup = index::lookupRoute;
+    engineLookup = index::lookupAndClassify;
     engineIngest = index::ingest;
     shape.forEachUpdate(engineIngest);
     if (index.totalEntries() != shape.holderBlocks()) {

@@ -82,7 +82,7 @@ final class WideLookup implements AutoCloseable {
     final long t0 = PerfGate.cpuNanos();
     for (int i = 0; i < LOOKUPS_PER_BATCH; i++) {
       w.fillLookup(next++ % w.chains(), q);
-      index.lookupRoute(q, r);
+      index.lookupAndClassify(q, r);
       if (r.size() != w.holders()) {
         throw new IllegalStateException(w.name() + " lookup answered " + r.size() + " replicas");
       }

@@ -140,7 +140,7 @@ public final class Prober {
       }
       // Stage B: index-level LookupRoute must answer PREFIX_MATCH naming the probe replica.
       result.clear();
-      idx.lookupRoute(lookup, result);
+      idx.lookupAndClassify(lookup, result);
       final Outcome outcome = result.outcome();
       if (outcome != Outcome.PREFIX_MATCH) {
         errors.add(

@@ -4,10 +4,10 @@ import java.nio.ByteOrder;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /** The encoding of a run's column segments ({@link RunLayout#FLAG_SEGMENTS}). Writer only. */
-final class RunSegments {
+final class RunSegmentCodec {
   private static final ByteOrder ORDER = ByteOrder.nativeOrder();
 
-  private RunSegments() {}
+  private RunSegmentCodec() {}
 
   /**
    * The segments of column {@code c} of a decoded run ({@code pal}: palette index per cell,

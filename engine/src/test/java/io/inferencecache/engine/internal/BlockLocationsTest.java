@@ -10,12 +10,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The block directory's own rules ({@link RunDirectory}): a run id names its run's first key until
- * it is given back, an entry is found by its fingerprint and exact value among colliding ones, and
- * a store keeps finding every block inside its runs when fingerprints collide all the time or when
- * run ids run out.
+ * The block directory's own rules ({@link BlockLocations}): a run id names its run's first key
+ * until it is given back, an entry is found by its fingerprint and exact value among colliding
+ * ones, and a store keeps finding every block inside its runs when fingerprints collide all the
+ * time or when run ids run out.
  */
-class RunDirectoryTest {
+class BlockLocationsTest {
   private static final int PARTITION = 7;
 
   @AfterEach
@@ -37,7 +37,7 @@ class RunDirectoryTest {
 
   @Test
   void aRunIdNamesItsFirstKeyUntilItIsGivenBack() {
-    final RunDirectory d = new RunDirectory(1024);
+    final BlockLocations d = new BlockLocations(1024);
     final KeyBuffer short8 = key(PARTITION, 1, 8);
     final KeyBuffer long32 = key(PARTITION, 2, 32);
     final int a = d.register(short8);
@@ -66,38 +66,38 @@ class RunDirectoryTest {
 
   @Test
   void runIdsRunOutAtTheirLimit() {
-    final RunDirectory d = new RunDirectory(1024, 3);
+    final BlockLocations d = new BlockLocations(1024, 3);
     for (int i = 1; i <= 3; i++) {
       assertThat(d.register(key(PARTITION, i, 8))).isEqualTo(i);
     }
-    assertThat(d.register(key(PARTITION, 9, 8))).isEqualTo(RunDirectory.NO_RUN);
+    assertThat(d.register(key(PARTITION, 9, 8))).isEqualTo(BlockLocations.NO_RUN);
     d.release(2);
     assertThat(d.register(key(PARTITION, 9, 8))).isEqualTo(2);
   }
 
   @Test
   void anEntryIsChangedByItsFingerprintAndExactValue() {
-    final RunDirectory d = new RunDirectory(64);
+    final BlockLocations d = new BlockLocations(64);
     final int fp = 0x5000_0001;
-    d.change(fp, RunDirectory.NO_ENTRY, RunDirectory.HEAD);
-    d.change(fp, RunDirectory.NO_ENTRY, RunDirectory.HEAD);
-    d.change(fp, RunDirectory.NO_ENTRY, RunDirectory.value(4, 2));
-    d.change(fp, RunDirectory.NO_ENTRY, RunDirectory.value(4, 3));
+    d.change(fp, BlockLocations.NO_ENTRY, BlockLocations.HEAD);
+    d.change(fp, BlockLocations.NO_ENTRY, BlockLocations.HEAD);
+    d.change(fp, BlockLocations.NO_ENTRY, BlockLocations.value(4, 2));
+    d.change(fp, BlockLocations.NO_ENTRY, BlockLocations.value(4, 3));
     assertThat(values(d, fp))
         .containsExactlyInAnyOrder(
-            RunDirectory.HEAD,
-            RunDirectory.HEAD,
-            RunDirectory.value(4, 2),
-            RunDirectory.value(4, 3));
-    d.change(fp, RunDirectory.value(4, 3), RunDirectory.value(9, 1)); // that entry, not (4, 2)
-    d.change(fp, RunDirectory.HEAD, RunDirectory.NO_ENTRY); // any one of the two heads
+            BlockLocations.HEAD,
+            BlockLocations.HEAD,
+            BlockLocations.value(4, 2),
+            BlockLocations.value(4, 3));
+    d.change(fp, BlockLocations.value(4, 3), BlockLocations.value(9, 1)); // that entry, not (4, 2)
+    d.change(fp, BlockLocations.HEAD, BlockLocations.NO_ENTRY); // any one of the two heads
     assertThat(values(d, fp))
         .containsExactlyInAnyOrder(
-            RunDirectory.HEAD, RunDirectory.value(4, 2), RunDirectory.value(9, 1));
+            BlockLocations.HEAD, BlockLocations.value(4, 2), BlockLocations.value(9, 1));
     assertThat(d.keys()).isEqualTo(3);
   }
 
-  private static List<Integer> values(final RunDirectory d, final int fp) {
+  private static List<Integer> values(final BlockLocations d, final int fp) {
     final List<Integer> out = new ArrayList<>();
     final BlockDirectory.Probe p = new BlockDirectory.Probe().start(d.table(), fp);
     while (p.next()) {

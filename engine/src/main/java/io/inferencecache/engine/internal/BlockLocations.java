@@ -28,7 +28,7 @@ import java.util.Arrays;
  * a slot being reused for another run reads a head whose row does not match, so it moves on. One
  * writer at a time; readers any thread.
  */
-final class RunDirectory {
+final class BlockLocations {
   /** The value of a run's first block. */
   static final int HEAD = -1;
 
@@ -78,12 +78,12 @@ final class RunDirectory {
 
   private final int maxRunId;
 
-  RunDirectory(final long expectedKeys) {
+  BlockLocations(final long expectedKeys) {
     this(expectedKeys, MAX_RUN_ID);
   }
 
   /** A directory that gives out at most {@code maxRunId} run ids (tests of running out). */
-  RunDirectory(final long expectedKeys, final int maxRunId) {
+  BlockLocations(final long expectedKeys, final int maxRunId) {
     dir = new BlockDirectory(expectedKeys);
     this.maxRunId = Math.min(maxRunId, MAX_RUN_ID);
   }
