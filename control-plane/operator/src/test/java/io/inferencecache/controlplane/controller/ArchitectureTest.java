@@ -5,13 +5,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The operator module's package rules, checked on its compiled main classes: the reconcilers
- * (controller..) and the admission webhooks (webhook).
+ * (controller..), the admission webhooks (webhook) and the HTTPS listener setup both use (https).
  */
 class ArchitectureTest {
   @Test
   void everyMainClassLivesUnderTheModulesOwnPackages() {
     PackageRules.onlyUnder(
-        "io.inferencecache.controlplane.controller..", "io.inferencecache.controlplane.webhook..");
+        "io.inferencecache.controlplane.controller..",
+        "io.inferencecache.controlplane.https..",
+        "io.inferencecache.controlplane.webhook..");
   }
 
   /**
