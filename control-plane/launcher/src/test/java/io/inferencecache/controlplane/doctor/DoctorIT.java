@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencecache.controlplane.cli.InferenceCacheCli;
-import io.inferencecache.controlplane.controller.CrText;
+import io.inferencecache.controlplane.controller.status.CrText;
 import io.inferencecache.controlplane.k8s.model.CustomResource;
 import io.inferencecache.controlplane.k8s.samples.Samples;
 import io.inferencecache.controlplane.server.config.ServeOverrides;

@@ -1,5 +1,9 @@
 package io.inferencecache.controlplane.controller;
 
+import io.inferencecache.controlplane.controller.bridge.ServerBridge;
+import io.inferencecache.controlplane.controller.bridge.ServerSnapshot;
+import io.inferencecache.controlplane.controller.status.CrText;
+import io.inferencecache.controlplane.controller.status.StatusWriter;
 import io.inferencecache.controlplane.k8s.model.CacheIndexResource;
 import io.inferencecache.controlplane.k8s.model.CacheIndexResourceList;
 import io.inferencecache.controlplane.k8s.model.CacheTenant;

@@ -1,5 +1,7 @@
 package io.inferencecache.controlplane.controller;
 
+import io.inferencecache.controlplane.controller.bridge.ServerSnapshot;
+import io.inferencecache.controlplane.controller.status.CrText;
 import io.inferencecache.controlplane.k8s.model.CacheIndexResource;
 import java.time.Instant;
 import java.time.OffsetDateTime;

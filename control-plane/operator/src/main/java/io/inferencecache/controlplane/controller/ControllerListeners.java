@@ -3,9 +3,7 @@ package io.inferencecache.controlplane.controller;
 import com.codahale.metrics.MetricRegistry;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsParameters;
-import com.sun.net.httpserver.HttpsServer;
+import io.inferencecache.controlplane.https.HttpsListener;
 import io.inferencecache.controlplane.metrics.PrometheusExposition;
 import io.inferencecache.service.server.BindAddress;
 import io.netty.handler.ssl.JdkSslContext;
@@ -24,7 +22,6 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLParameters;
 
 /**
  * The controller's two plain-HTTP listeners: health ({@code /healthz}, {@code /readyz}, both a
@@ -105,27 +102,13 @@ public final class ControllerListeners implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       throw new IOException("--" + flag + ": " + e.getMessage(), e);
     }
-    final InetSocketAddress socket =
-        a.host().isEmpty()
-            ? new InetSocketAddress(a.port())
-            : new InetSocketAddress(a.host(), a.port());
+    final InetSocketAddress socket = HttpsListener.socket(a);
     final HttpServer s;
     try {
       if (tls == null) {
         s = HttpServer.create(socket, 16);
       } else {
-        final HttpsServer https = HttpsServer.create(socket, 16);
-        https.setHttpsConfigurator(
-            new HttpsConfigurator(tls) {
-              @Override
-              public void configure(final HttpsParameters params) {
-                final SSLParameters p = tls.getDefaultSSLParameters();
-                p.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
-                p.setApplicationProtocols(new String[] {"http/1.1"});
-                params.setSSLParameters(p);
-              }
-            });
-        s = https;
+        s = HttpsListener.bind(socket, 16, tls);
       }
     } catch (IOException e) {
       throw new IOException("--" + flag + " " + address + ": " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.controller;
 
+import io.inferencecache.controlplane.controller.metrics.ControllerMetrics;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -28,8 +29,8 @@ public record ControllerOptions(
     Duration renewDeadline,
     Duration retryPeriod) {
 
-  /** The Lease of the leader election. */
-  public static final String LEADER_LOCK = "inference-cache-controller-leader-lock";
+  /** The Lease of the leader election (the metrics' label owns the text). */
+  public static final String LEADER_LOCK = ControllerMetrics.LEADER_LOCK;
 
   /** Default of {@code --policy-token-file}. */
   public static final String POLICY_TOKEN = "/var/run/secrets/inferencecache.io/policy-token/token";

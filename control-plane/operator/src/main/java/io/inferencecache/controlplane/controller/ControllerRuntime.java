@@ -2,6 +2,10 @@ package io.inferencecache.controlplane.controller;
 
 import com.codahale.metrics.MetricRegistry;
 import io.inferencecache.controlplane.controller.backend.BackendControllers;
+import io.inferencecache.controlplane.controller.bridge.ServerBridge;
+import io.inferencecache.controlplane.controller.metrics.ControllerMetrics;
+import io.inferencecache.controlplane.controller.status.EventRecorder;
+import io.inferencecache.controlplane.controller.status.StatusWriter;
 import io.inferencecache.controlplane.k8s.model.CacheIndexResource;
 import io.inferencecache.controlplane.k8s.model.CachePolicy;
 import io.inferencecache.controlplane.k8s.model.CacheTenant;

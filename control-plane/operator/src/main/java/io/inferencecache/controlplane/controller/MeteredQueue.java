@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.controller;
 
+import io.inferencecache.controlplane.controller.metrics.ControllerMetrics;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.extended.workqueue.DefaultRateLimitingQueue;
 import java.util.concurrent.ExecutorService;

@@ -2,6 +2,7 @@ package io.inferencecache.controlplane.controller;
 
 import io.inferencecache.configtext.GoDuration;
 import io.inferencecache.controlplane.api.PolicyJson;
+import io.inferencecache.controlplane.controller.status.CrText;
 import io.inferencecache.controlplane.k8s.model.CachePolicy;
 import io.inferencecache.controlplane.k8s.model.CacheTenant;
 import io.inferencecache.controlplane.k8s.model.CustomResource;

@@ -1,5 +1,6 @@
 package io.inferencecache.controlplane.controller;
 
+import io.inferencecache.controlplane.controller.bridge.ServerBridge;
 import io.inferencecache.controlplane.k8s.model.CachePolicy;
 import io.inferencecache.controlplane.k8s.model.CacheTenant;
 import java.io.IOException;

@@ -1,5 +1,8 @@
 package io.inferencecache.controlplane.controller;
 
+import io.inferencecache.controlplane.controller.bridge.ServerBridge;
+import io.inferencecache.controlplane.controller.metrics.ControllerMetrics;
+import io.inferencecache.controlplane.controller.status.EventRecorder;
 import io.inferencecache.controlplane.k8s.model.CrdKind;
 import io.inferencecache.controlplane.k8s.model.CustomResource;
 import io.kubernetes.client.extended.controller.reconciler.Reconciler;

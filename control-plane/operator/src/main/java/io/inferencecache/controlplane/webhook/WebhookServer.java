@@ -1,9 +1,8 @@
 package io.inferencecache.controlplane.webhook;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
+import io.inferencecache.controlplane.https.HttpsListener;
 import io.inferencecache.service.server.BindAddress;
 import io.inferencecache.service.tls.ReloadingKeyManager;
 import io.inferencecache.service.tls.TlsConfigException;
@@ -21,7 +20,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,25 +82,12 @@ public final class WebhookServer implements AutoCloseable {
     } catch (GeneralSecurityException e) {
       throw new IOException("webhook TLS: " + e.getMessage(), e);
     }
-    final InetSocketAddress socket =
-        a.host().isEmpty()
-            ? new InetSocketAddress(a.port())
-            : new InetSocketAddress(a.host(), a.port());
+    final InetSocketAddress socket = HttpsListener.socket(a);
     try {
-      server = HttpsServer.create(socket, 64);
+      server = HttpsListener.bind(socket, 64, tls);
     } catch (IOException e) {
       throw new IOException("--webhook-bind-address " + bindAddress + ": " + e.getMessage(), e);
     }
-    server.setHttpsConfigurator(
-        new HttpsConfigurator(tls) {
-          @Override
-          public void configure(final HttpsParameters params) {
-            final SSLParameters p = tls.getDefaultSSLParameters();
-            p.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
-            p.setApplicationProtocols(new String[] {"http/1.1"});
-            params.setSSLParameters(p);
-          }
-        });
     final AtomicInteger n = new AtomicInteger();
     executor =
         Executors.newFixedThreadPool(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.codahale.metrics.MetricRegistry;
+import io.inferencecache.controlplane.controller.metrics.ControllerMetrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import io.inferencecache.controlplane.controller.status.EventRecorder;
 import io.inferencecache.controlplane.support.KubeFixture;
 import io.inferencecache.kubelocal.KubeLocal;
 import io.inferencecache.kubelocal.KubeLocalTest;

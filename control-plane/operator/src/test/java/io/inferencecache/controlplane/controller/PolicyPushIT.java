@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import io.inferencecache.controlplane.controller.bridge.ServerBridge;
 import io.inferencecache.controlplane.k8s.model.CachePolicy;
 import java.io.IOException;
 import java.net.InetAddress;

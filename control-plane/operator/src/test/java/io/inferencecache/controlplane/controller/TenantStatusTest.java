@@ -3,6 +3,8 @@ package io.inferencecache.controlplane.controller;
 import static io.inferencecache.controlplane.controller.PolicyBodyTest.tenant;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.inferencecache.controlplane.controller.bridge.ServerSnapshot;
+import io.inferencecache.controlplane.controller.status.CrText;
 import io.inferencecache.controlplane.k8s.model.CacheTenant;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -4,6 +4,8 @@ import static io.inferencecache.controlplane.controller.PolicyBodyTest.tenant;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
+import io.inferencecache.controlplane.controller.bridge.ServerSnapshot;
+import io.inferencecache.controlplane.controller.status.CrText;
 import io.inferencecache.controlplane.k8s.model.CacheIndexResource;
 import io.inferencecache.controlplane.k8s.model.CacheTenant;
 import io.kubernetes.client.openapi.JSON;

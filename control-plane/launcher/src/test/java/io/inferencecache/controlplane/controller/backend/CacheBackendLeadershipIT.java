@@ -55,7 +55,7 @@ class CacheBackendLeadershipIT {
         ControllerCommand.kubeClient(kube.kubeconfig(), Duration.ofSeconds(30)),
         ControllerCommand.kubeClient(kube.kubeconfig(), Duration.ZERO),
         leaderElect ? "follower-then-leader" : "first",
-        new io.inferencecache.controlplane.controller.ControllerMetrics(
+        new io.inferencecache.controlplane.controller.metrics.ControllerMetrics(
             new com.codahale.metrics.MetricRegistry()),
         "");
   }

@@ -1,7 +1,7 @@
 package io.inferencecache.controlplane.controller.backend;
 
-import io.inferencecache.controlplane.controller.ControllerMetrics;
-import io.inferencecache.controlplane.controller.EventRecorder;
+import io.inferencecache.controlplane.controller.metrics.ControllerMetrics;
+import io.inferencecache.controlplane.controller.status.EventRecorder;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.extended.controller.Controller;
@@ -118,7 +118,7 @@ public final class BackendControllers {
   }
 
   /** The snapshot projection for the poller (runs only while leading, like the poller). */
-  public Consumer<io.inferencecache.controlplane.controller.ServerSnapshot> participation() {
+  public Consumer<io.inferencecache.controlplane.controller.bridge.ServerSnapshot> participation() {
     return participation;
   }
 

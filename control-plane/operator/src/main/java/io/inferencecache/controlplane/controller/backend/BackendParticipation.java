@@ -1,9 +1,9 @@
 package io.inferencecache.controlplane.controller.backend;
 
-import io.inferencecache.controlplane.controller.ControllerMetrics;
-import io.inferencecache.controlplane.controller.CrText;
-import io.inferencecache.controlplane.controller.ServerSnapshot;
-import io.inferencecache.controlplane.controller.StatusWriter;
+import io.inferencecache.controlplane.controller.bridge.ServerSnapshot;
+import io.inferencecache.controlplane.controller.metrics.ControllerMetrics;
+import io.inferencecache.controlplane.controller.status.CrText;
+import io.inferencecache.controlplane.controller.status.StatusWriter;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.kubernetes.client.informer.cache.Lister;
 import io.kubernetes.client.openapi.ApiClient;

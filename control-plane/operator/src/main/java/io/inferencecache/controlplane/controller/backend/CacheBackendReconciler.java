@@ -1,8 +1,8 @@
 package io.inferencecache.controlplane.controller.backend;
 
-import io.inferencecache.controlplane.controller.CrText;
-import io.inferencecache.controlplane.controller.EventRecorder;
-import io.inferencecache.controlplane.controller.StatusWriter;
+import io.inferencecache.controlplane.controller.status.CrText;
+import io.inferencecache.controlplane.controller.status.EventRecorder;
+import io.inferencecache.controlplane.controller.status.StatusWriter;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.kubernetes.client.extended.controller.reconciler.Reconciler;
 import io.kubernetes.client.extended.controller.reconciler.Request;

@@ -1,6 +1,6 @@
 package io.inferencecache.controlplane.controller.backend;
 
-import io.inferencecache.controlplane.controller.EventRecorder;
+import io.inferencecache.controlplane.controller.status.EventRecorder;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.inferencecache.controlplane.k8s.model.PodStamps;
 import io.kubernetes.client.extended.controller.reconciler.Reconciler;

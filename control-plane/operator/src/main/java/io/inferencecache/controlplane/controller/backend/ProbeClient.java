@@ -3,7 +3,7 @@ package io.inferencecache.controlplane.controller.backend;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.inferencecache.controlplane.controller.ServerBridge;
+import io.inferencecache.controlplane.controller.bridge.ServerBridge;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,6 +1,6 @@
 package io.inferencecache.controlplane.controller.backend;
 
-import io.inferencecache.controlplane.controller.ControllerMetrics;
+import io.inferencecache.controlplane.controller.metrics.ControllerMetrics;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.kubernetes.client.openapi.models.V1Condition;
 import java.io.IOException;

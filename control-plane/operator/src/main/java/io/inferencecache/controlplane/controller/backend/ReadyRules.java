@@ -1,6 +1,6 @@
 package io.inferencecache.controlplane.controller.backend;
 
-import io.inferencecache.controlplane.controller.CrText;
+import io.inferencecache.controlplane.controller.status.CrText;
 import io.inferencecache.controlplane.k8s.model.CacheBackend;
 import io.kubernetes.client.openapi.models.V1Deployment;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.controller;
+package io.inferencecache.controlplane.controller.metrics;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
@@ -24,6 +24,12 @@ import java.util.function.IntSupplier;
  * included, so a rate over them is defined before the first reconcile. Thread-safe.
  */
 public final class ControllerMetrics {
+  /**
+   * The Lease of the controller's leader election, the {@code name} label of {@code
+   * leader_election_master_status}.
+   */
+  public static final String LEADER_LOCK = "inference-cache-controller-leader-lock";
+
   /** {@code result} values of {@code controller_runtime_reconcile_total}. */
   public enum Outcome {
     SUCCESS("success"),
@@ -45,8 +51,7 @@ public final class ControllerMetrics {
   public ControllerMetrics(final MetricRegistry registry) {
     this.registry = registry;
     registry.gauge(
-        MetricFamily.LEADER_ELECTION_MASTER_STATUS.registryName(ControllerOptions.LEADER_LOCK),
-        () -> leading::get);
+        MetricFamily.LEADER_ELECTION_MASTER_STATUS.registryName(LEADER_LOCK), () -> leading::get);
   }
 
   /** The registry the series live in. */

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.controller;
+package io.inferencecache.controlplane.controller.bridge;
 
 import java.io.IOException;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.controller;
+package io.inferencecache.controlplane.controller.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.controller;
+package io.inferencecache.controlplane.controller.status;
 
 import com.google.gson.Gson;
 import com.google.gson.JsonElement;

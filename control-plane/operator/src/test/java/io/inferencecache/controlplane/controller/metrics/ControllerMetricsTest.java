@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.controller;
+package io.inferencecache.controlplane.controller.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.inferencecache.controlplane.controller;
+package io.inferencecache.controlplane.controller.status;
 
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.ApiClient;
