@@ -248,11 +248,6 @@ public final class CacheIndex implements AutoCloseable {
     return state.dict.string(id);
   }
 
-  /** UTF-8 bytes of a dictionary id (shared; do not modify). */
-  byte[] nameUtf8(final int id) {
-    return state.dict.utf8(id);
-  }
-
   // ---------------------------------------------------------------------------------------------
   // Writes (one writer at a time)
 

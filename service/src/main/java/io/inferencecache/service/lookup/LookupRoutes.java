@@ -59,12 +59,15 @@ public final class LookupRoutes implements AutoCloseable {
   }
 
   /**
-   * The LookupRoute method to register on the zero-copy path (same full name and schema as the
-   * generated one); from now on a shed LookupRoute is answered in its encoding.
+   * The LookupRoute method to register instead of the generated one: the zero-copy path (same full
+   * name and schema) when {@code zeroCopy}, else null (keep the generated protobuf one). A shed
+   * LookupRoute is answered in the encoding of the path bound last.
    */
-  public ServerMethodDefinition<?, ?> bindZeroCopy() {
-    zeroCopyBound = true;
-    return ServerMethodDefinition.create(zeroCopy.method(), zeroCopy.callHandler());
+  public ServerMethodDefinition<?, ?> bindLookupRoute(final boolean zeroCopy) {
+    zeroCopyBound = zeroCopy;
+    return zeroCopy
+        ? ServerMethodDefinition.create(this.zeroCopy.method(), this.zeroCopy.callHandler())
+        : null;
   }
 
   /** Answers one LookupRoute on the default-protobuf path. */

@@ -1,5 +1,6 @@
 package io.inferencecache.service.server;
 
+import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
@@ -116,12 +117,14 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     final ServerServiceDefinition generated = bindService();
     final ServiceDescriptor gd = generated.getServiceDescriptor();
     final ServerMethodDefinition<?, ?> report = ingest.reportDefinition();
-    final ServerMethodDefinition<?, ?> route = zeroCopyLookup ? lookup.bindZeroCopy() : null;
+    final ServerMethodDefinition<?, ?> route = lookup.bindLookupRoute(zeroCopyLookup);
     final ServiceDescriptor.Builder sd =
         ServiceDescriptor.newBuilder(gd.getName()).setSchemaDescriptor(gd.getSchemaDescriptor());
     final List<ServerMethodDefinition<?, ?>> methods = new ArrayList<>();
-    for (ServerMethodDefinition<?, ?> def : generated.getMethods()) {
-      final String name = def.getMethodDescriptor().getFullMethodName();
+    // the .proto's method order (the generated definition's own map is in hash order)
+    for (final MethodDescriptor<?, ?> md : gd.getMethods()) {
+      final String name = md.getFullMethodName();
+      final ServerMethodDefinition<?, ?> def = generated.getMethod(name);
       if (name.equals(report.getMethodDescriptor().getFullMethodName())) {
         methods.add(report);
       } else if (route != null && name.equals(route.getMethodDescriptor().getFullMethodName())) {
