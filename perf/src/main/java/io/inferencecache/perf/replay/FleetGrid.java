@@ -25,13 +25,18 @@ import java.util.Map;
 public final class FleetGrid {
   private FleetGrid() {}
 
-  /** One cell: its coordinates and every policy's result. */
+  /**
+   * One cell: its coordinates, every policy's result, and the trace's TTFT p90 bound ({@link
+   * FleetRun#ttftBoundMs}: every request's whole reusable prefix found on an idle replica; no
+   * routing goes below it).
+   */
   record Cell(
       String trace,
       int capacity,
       double statsSeconds,
       double load,
-      Map<FleetPolicy, FleetResult> results) {
+      Map<FleetPolicy, FleetResult> results,
+      double ttftP90BoundMs) {
     double p90(final FleetPolicy p) {
       return results.get(p).ttftP90Ms();
     }
@@ -134,6 +139,7 @@ public final class FleetGrid {
         final FleetOptions first = spec.options(traceName, capacity, spec.intervals.get(0));
         final int n = (int) Math.min(trace.requests(), first.maxRequests);
         final double nativeLoad = FleetRun.nativeLoad(first, trace, n);
+        final double bound = FleetRun.ttftBoundMs(first, trace, n, 0.9);
         for (double load : first.loads) {
           final Map<FleetPolicy, FleetResult> shared = new EnumMap<>(FleetPolicy.class);
           for (double interval : spec.intervals) {
@@ -163,7 +169,7 @@ public final class FleetGrid {
                     (System.nanoTime() - t0) / 1e9);
               }
             }
-            cells.add(new Cell(traceName, capacity, interval, load, results));
+            cells.add(new Cell(traceName, capacity, interval, load, results, bound));
           }
         }
       }
@@ -183,6 +189,16 @@ public final class FleetGrid {
         c.trace.equals("conversation")
             && (Math.abs(c.load - 0.7) < 1e-9 || Math.abs(c.load - 0.9) < 1e-9);
     check(c, out, cost, FleetPolicy.LLMD, strict ? 0.9 : 1.0);
+    final FleetResult llmd = c.results.get(FleetPolicy.LLMD);
+    if (strict && llmd != null && 0.9 * llmd.ttftP90Ms() < c.ttftP90BoundMs) {
+      out.add(
+          String.format(
+              Locale.ROOT,
+              "0.9× llm-d-like (%,.0f ms) is below the trace's TTFT p90 bound (%,.0f ms): no"
+                  + " routing reaches it",
+              0.9 * llmd.ttftP90Ms(),
+              c.ttftP90BoundMs));
+    }
     check(c, out, cost, FleetPolicy.DYNAMO, 1.0);
     return out;
   }
@@ -253,6 +269,38 @@ public final class FleetGrid {
     if (missed == 0) {
       b.append("- none\n");
     }
+    b.append(
+        "\nWhere the TTFT p90 comes from (conversation, 70 % and 90 %): the p90 had no request"
+            + " waited, had every request found its whole reusable prefix, and the slowest tenth's"
+            + " mean queue wait, prefill and prefill of reusable blocks it missed (ms):\n\n"
+            + "| KV blocks | stats | load | policy | TTFT p90 | bound | p90 no wait | p90 full"
+            + " reuse | tail wait | tail prefill | tail lost reuse |\n"
+            + "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Cell c : cells) {
+      if (!c.trace.equals("conversation")
+          || !(Math.abs(c.load - 0.7) < 1e-9 || Math.abs(c.load - 0.9) < 1e-9)) {
+        continue;
+      }
+      for (FleetResult r : c.results.values()) {
+        final TtftBreakdown t = r.breakdown();
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "| %,d | %s s | %.0f %% | %s | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f |"
+                    + " %,.0f |%n",
+                c.capacity,
+                c.statsSeconds,
+                c.load * 100,
+                r.policy().label,
+                r.ttftP90Ms(),
+                c.ttftP90BoundMs,
+                t.p90NoWaitMs(),
+                t.p90FullReuseMs(),
+                t.tailWaitMs(),
+                t.tailPrefillMs(),
+                t.tailLostReuseMs()));
+      }
+    }
     return b.toString();
   }
 
@@ -274,6 +322,13 @@ public final class FleetGrid {
         m.put("requestsPerReplicaMax", r.maxPerReplica());
         m.put("requestsPerReplicaMean", r.meanPerReplica());
         m.put("reasonCodes", r.reasons());
+        m.put("ttftP90BoundMs", c.ttftP90BoundMs);
+        final TtftBreakdown t = r.breakdown();
+        m.put("ttftP90NoWaitMs", t.p90NoWaitMs());
+        m.put("ttftP90FullReuseMs", t.p90FullReuseMs());
+        m.put("tailWaitMeanMs", t.tailWaitMs());
+        m.put("tailPrefillMeanMs", t.tailPrefillMs());
+        m.put("tailLostReuseMeanMs", t.tailLostReuseMs());
         out.add(m);
       }
     }

@@ -70,6 +70,13 @@ public final class FleetOptions {
    */
   int pressureCeiling = 0;
 
+  /**
+   * {@code greedy-exact-ttft}: whether it knows every request's output length (true: each running
+   * request's end and each queued request's decode exactly) or only the trace's mean (a running
+   * request ends at its start + prefill + the mean decode, at the earliest now).
+   */
+  boolean greedyClairvoyant = true;
+
   String out;
   String markdown;
   String plot;
@@ -119,6 +126,7 @@ public final class FleetOptions {
           case "--hint-pressure" -> o.hintPressure = atLeast(a, Double.parseDouble(v));
           case "--cost-request-seconds" -> o.costRequestSeconds = atLeast(a, Double.parseDouble(v));
           case "--pressure-ceiling" -> o.pressureCeiling = atLeast(a, Integer.parseInt(v), 0);
+          case "--greedy-output" -> o.greedyClairvoyant = greedyOutput(v);
           case "--out" -> o.out = v;
           case "--markdown" -> o.markdown = v;
           case "--plot" -> o.plot = v;
@@ -136,6 +144,13 @@ public final class FleetOptions {
       throw new UsageException("--mode must be engine or grpc, not " + v);
     }
     return v;
+  }
+
+  private static boolean greedyOutput(final String v) {
+    if (!v.equals("exact") && !v.equals("mean")) {
+      throw new UsageException("--greedy-output must be exact or mean, not " + v);
+    }
+    return v.equals("exact");
   }
 
   private static List<Double> loads(final String v) {
@@ -221,6 +236,8 @@ public final class FleetOptions {
             + " its slots and prefill speed are the fleet's",
         "  --pressure-ceiling C          stats pressure min(1, (running + waiting) / C), the"
             + " sidecar's clamp (0 = / slots, unclamped)",
+        "  --greedy-output exact|mean    greedy-exact-ttft knows each output length, or only the"
+            + " mean",
         "  --out FILE.json  --markdown FILE.md  --plot FILE.png",
         "  --quiet");
   }

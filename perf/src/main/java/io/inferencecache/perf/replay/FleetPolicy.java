@@ -30,7 +30,19 @@ public enum FleetPolicy {
    * The top replica of the server's LookupRoute answer with the CachePolicy's {@code
    * loadAwareRouting.costModel} on (expected TTFT from reported stats).
    */
-  COST_MODEL("cost-model", true, true);
+  COST_MODEL("cost-model", true, true),
+  /**
+   * The cost model's formula fed exact state instead of the index and reported stats: the replica's
+   * cache and its running + waiting requests now (the headroom of the stats-fed strategy).
+   */
+  COST_MODEL_EXACT("cost-model-exact", false, false),
+  /**
+   * Greedy exact TTFT, clairvoyant: each request to the replica where its own queue wait + prefill
+   * is lowest, computed from the running requests' end times, the queued requests' prefill and
+   * decode (their output lengths known) and the cache now; ties at random. A bound on what any
+   * per-request TTFT rule can reach, not a deployable policy.
+   */
+  GREEDY_TTFT("greedy-exact-ttft", false, false);
 
   final String label;
   final boolean usesIndex;

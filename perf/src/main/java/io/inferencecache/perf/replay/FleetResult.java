@@ -5,7 +5,7 @@ import java.util.Map;
 /**
  * One policy at one load: prefix hit rate (hit blocks ÷ prompt blocks), TTFT and queue-wait figures
  * in ms, requests routed per replica (max, mean), KV evictions, simulated duration, and the
- * LookupRoute reason codes (hint policies only).
+ * LookupRoute reason codes (hint policies only), and where the TTFT p90 comes from.
  */
 record FleetResult(
     FleetPolicy policy,
@@ -20,7 +20,8 @@ record FleetResult(
     double meanPerReplica,
     long evictions,
     double simulatedSeconds,
-    Map<String, Long> reasons) {
+    Map<String, Long> reasons,
+    TtftBreakdown breakdown) {
 
   /** Share of the answers with reason {@code code}, 0 when the policy asked nothing. */
   double share(final String code) {

@@ -1,5 +1,6 @@
 package io.inferencecache.perf.replay;
 
+import io.inferencecache.engine.policy.ResolvedPolicy;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -54,6 +55,9 @@ final class FleetRun {
           (a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
   private final long[] ttftUs;
   private final long[] waitUs;
+  private final long[] prefillUs;
+  private final long[] boundPrefillUs;
+  private final long meanDecodeUs;
   private final Map<String, Long> reasons = new TreeMap<>();
   private long seq;
   private int roundRobin;
@@ -87,6 +91,9 @@ final class FleetRun {
     }
     this.ttftUs = new long[requests];
     this.waitUs = new long[requests];
+    this.prefillUs = new long[requests];
+    this.boundPrefillUs = boundPrefillUs(o, trace, requests);
+    this.meanDecodeUs = meanDecodeUs(o, trace, requests);
   }
 
   /**
@@ -134,8 +141,25 @@ final class FleetRun {
    */
   static double ttftP50BoundMs(
       final FleetOptions o, final MooncakeTraceFile trace, final int requests) {
+    return ttftBoundMs(o, trace, requests, 0.5);
+  }
+
+  /** The same bound at quantile {@code q} (the p90 bound: {@code q = 0.9}). */
+  static double ttftBoundMs(
+      final FleetOptions o, final MooncakeTraceFile trace, final int requests, final double q) {
+    final long[] ttft = boundPrefillUs(o, trace, requests);
+    Arrays.sort(ttft);
+    return percentile(ttft, q) / 1000.0;
+  }
+
+  /**
+   * Per request, the prefill (µs) of what an idle replica holding every block an earlier request of
+   * the trace had as a leading run would still compute.
+   */
+  static long[] boundPrefillUs(
+      final FleetOptions o, final MooncakeTraceFile trace, final int requests) {
     final java.util.HashSet<Long> seen = new java.util.HashSet<>();
-    final long[] ttft = new long[requests];
+    final long[] out = new long[requests];
     for (int i = 0; i < requests; i++) {
       final long[] chain = trace.ids(i);
       int m = 0;
@@ -145,12 +169,15 @@ final class FleetRun {
       for (long k : chain) {
         seen.add(k);
       }
-      final long uncached =
-          Math.max(1, trace.inputTokens(i) - (long) m * MooncakeTraceFile.TOKENS_PER_BLOCK);
-      ttft[i] = Math.round(uncached * 1e6 / o.prefillTokensPerSecond);
+      out[i] = prefillUs(o, trace.inputTokens(i), m);
     }
-    Arrays.sort(ttft);
-    return percentile(ttft, 0.5) / 1000.0;
+    return out;
+  }
+
+  /** Prefill (µs) of a prompt of {@code tokens} whose first {@code matched} blocks are cached. */
+  static long prefillUs(final FleetOptions o, final long tokens, final int matched) {
+    final long uncached = Math.max(1, tokens - (long) matched * MooncakeTraceFile.TOKENS_PER_BLOCK);
+    return Math.round(uncached * 1e6 / o.prefillTokensPerSecond);
   }
 
   FleetResult run() throws Exception {
@@ -163,7 +190,7 @@ final class FleetRun {
       if (finishAt <= nextStats && finishAt <= arriveAt) {
         final long[] e = events.poll();
         advance(e[0]);
-        finish((int) e[3], e[4]);
+        finish((int) e[3], e[4], e[0]);
       } else if (nextStats <= arriveAt) {
         advance(nextStats);
         for (int r = 0; r < fleet.length; r++) {
@@ -194,8 +221,9 @@ final class FleetRun {
     }
   }
 
-  private void finish(final int r, final long blocks) throws Exception {
+  private void finish(final int r, final long blocks, final long endUs) throws Exception {
     final Replica rep = fleet[r];
+    rep.removeEnd(endUs);
     rep.running--;
     rep.runningBlocks -= blocks;
     if (!rep.queue.isEmpty()) {
@@ -220,13 +248,12 @@ final class FleetRun {
     final int matched = rep.prefixMatch(chain);
     hitBlocks += matched;
     promptBlocks += chain.length;
-    final long uncached =
-        Math.max(1, trace.inputTokens(req) - (long) matched * MooncakeTraceFile.TOKENS_PER_BLOCK);
-    final long prefillUs = Math.round(uncached * 1e6 / o.prefillTokensPerSecond);
-    final long decodeUs = Math.round(trace.outputTokens(req) * 1e6 / o.decodeTokensPerSecond);
+    final long prefill = prefillUs(o, trace.inputTokens(req), matched);
     waitUs[req] = nowUs - arrivalUs[req];
-    ttftUs[req] = waitUs[req] + prefillUs;
-    final long end = nowUs + prefillUs + decodeUs;
+    prefillUs[req] = prefill;
+    ttftUs[req] = waitUs[req] + prefill;
+    final long end = nowUs + prefill + decodeUs(req);
+    rep.addEnd(end, nowUs + prefill + meanDecodeUs);
     events.add(new long[] {end, seq++, FINISH, r, blocks});
     if (target != null) {
       if (target.evictionsPending()) {
@@ -268,7 +295,97 @@ final class FleetRun {
       case LEAST_LOADED -> leastLoaded();
       case LLMD -> llmd(chain);
       case DYNAMO -> dynamo(chain);
+      case COST_MODEL_EXACT -> costModelExact(req);
+      case GREEDY_TTFT -> greedyTtft(req);
     };
+  }
+
+  /** Mean decode time (µs) of the trace's requests. */
+  private static long meanDecodeUs(
+      final FleetOptions o, final MooncakeTraceFile trace, final int requests) {
+    double sum = 0;
+    for (int i = 0; i < requests; i++) {
+      sum += trace.outputTokens(i) * 1e6 / o.decodeTokensPerSecond;
+    }
+    return requests == 0 ? 0 : Math.round(sum / requests);
+  }
+
+  private long decodeUs(final int req) {
+    return Math.round(trace.outputTokens(req) * 1e6 / o.decodeTokensPerSecond);
+  }
+
+  /**
+   * The engine's cost model (CostModelRouting) on exact state: uncached prefill + {@code
+   * requestSeconds ÷ slots × max(0, running + waiting − slots + 1)}; the cheapest wins, then the
+   * less loaded, then at random.
+   */
+  private int costModelExact(final int req) {
+    final long[] chain = trace.ids(req);
+    final double requestMs =
+        1000.0
+            * (o.costRequestSeconds > 0
+                ? o.costRequestSeconds
+                : ResolvedPolicy.REQUEST_SECONDS_DEFAULT);
+    int best = -1;
+    int ties = 0;
+    double bestCost = Double.POSITIVE_INFINITY;
+    int bestLoad = Integer.MAX_VALUE;
+    for (int r = 0; r < fleet.length; r++) {
+      final Replica rep = fleet[r];
+      final int load = rep.running + rep.queue.size();
+      final double prefillMs =
+          Math.max(
+                  0,
+                  trace.inputTokens(req)
+                      - (long) rep.prefixMatch(chain) * MooncakeTraceFile.TOKENS_PER_BLOCK)
+              * 1000.0
+              / o.prefillTokensPerSecond;
+      final double cost = prefillMs + requestMs / o.slots * Math.max(0, load - o.slots + 1);
+      if (cost < bestCost || (cost == bestCost && load < bestLoad)) {
+        bestCost = cost;
+        bestLoad = load;
+        best = r;
+        ties = 1;
+      } else if (cost == bestCost && load == bestLoad && random.nextInt(++ties) == 0) {
+        best = r;
+      }
+    }
+    return best;
+  }
+
+  /** See {@link FleetPolicy#GREEDY_TTFT}. */
+  private int greedyTtft(final int req) {
+    final long[] chain = trace.ids(req);
+    int best = -1;
+    int ties = 0;
+    long bestTtft = Long.MAX_VALUE;
+    for (int r = 0; r < fleet.length; r++) {
+      final Replica rep = fleet[r];
+      final PriorityQueue<Long> free = new PriorityQueue<>();
+      for (int k = 0; k < rep.running; k++) {
+        free.add(o.greedyClairvoyant ? rep.ends[k] : Math.max(nowUs, rep.expectedEnds[k]));
+      }
+      while (free.size() < o.slots) {
+        free.add(nowUs);
+      }
+      for (int q : rep.queue) {
+        final long t = free.poll();
+        free.add(
+            t
+                + prefillUs(o, trace.inputTokens(q), rep.prefixMatch(trace.ids(q)))
+                + (o.greedyClairvoyant ? decodeUs(q) : meanDecodeUs));
+      }
+      final long ttft =
+          free.poll() - nowUs + prefillUs(o, trace.inputTokens(req), rep.prefixMatch(chain));
+      if (ttft < bestTtft) {
+        bestTtft = ttft;
+        best = r;
+        ties = 1;
+      } else if (ttft == bestTtft && random.nextInt(++ties) == 0) {
+        best = r;
+      }
+    }
+    return best;
   }
 
   private void lookup(final long[] chain) throws Exception {
@@ -380,6 +497,7 @@ final class FleetRun {
       maxRouted = Math.max(maxRouted, rep.routed);
       sumRouted += rep.routed;
     }
+    final TtftBreakdown tail = TtftBreakdown.of(ttftUs, waitUs, prefillUs, boundPrefillUs);
     return new FleetResult(
         policy,
         requests,
@@ -393,7 +511,8 @@ final class FleetRun {
         (double) sumRouted / fleet.length,
         evictions,
         nowUs / 1e6,
-        new TreeMap<>(reasons));
+        new TreeMap<>(reasons),
+        tail);
   }
 
   /** Nearest-rank percentile of a sorted array. */
@@ -414,8 +533,37 @@ final class FleetRun {
     long queuedBlocks;
     long routed;
 
+    /**
+     * End times (µs) of the running requests, {@code [0, running)}, and the same with the mean
+     * decode time instead of the request's own (what a router not knowing output lengths expects).
+     */
+    long[] ends = new long[8];
+
+    long[] expectedEnds = new long[8];
+
     Replica(final int capacity) {
       this.cache = new LinkedHashMap<>(capacity * 2, 0.75f, true);
+    }
+
+    void addEnd(final long end, final long expectedEnd) {
+      if (running > ends.length) {
+        ends = Arrays.copyOf(ends, 2 * running);
+        expectedEnds = Arrays.copyOf(expectedEnds, 2 * running);
+      }
+      ends[running - 1] = end;
+      expectedEnds[running - 1] = expectedEnd;
+    }
+
+    /** Drops one running request's end time (called before {@code running} drops). */
+    void removeEnd(final long end) {
+      for (int k = 0; k < running; k++) {
+        if (ends[k] == end) {
+          ends[k] = ends[running - 1];
+          expectedEnds[k] = expectedEnds[running - 1];
+          return;
+        }
+      }
+      throw new IllegalStateException("no running request ends at " + end);
     }
 
     int prefixMatch(final long[] chain) {
