@@ -17,7 +17,8 @@ final class FleetGridPlot {
   private static final int MT = 40;
   private static final int GAP = 40;
   private static final String[] COLORS = {
-    "#7f7f7f", "#d62728", "#9467bd", "#ff7f0e", "#2ca02c", "#1f77b4", "#8c564b", "#e377c2"
+    "#7f7f7f", "#d62728", "#9467bd", "#ff7f0e", "#2ca02c", "#1f77b4", "#8c564b", "#e377c2",
+    "#17becf", "#bcbd22"
   };
 
   private FleetGridPlot() {}
