@@ -97,5 +97,7 @@ class FleetSimulatorTest {
         .hasMessageContaining("unknown policy random");
     assertThatThrownBy(() -> FleetOptions.parse(new String[] {"--slots", "0"}))
         .hasMessageContaining("--slots must be >= 1");
+    assertThatThrownBy(() -> FleetOptions.parse(new String[] {"--greedy-output", "oracle"}))
+        .hasMessageContaining("--greedy-output must be exact or mean");
   }
 }
