@@ -27,7 +27,7 @@ public final class FleetGrid {
 
   /**
    * One cell: its coordinates, every policy's result, and the trace's TTFT p90 bound ({@link
-   * FleetRun#ttftBoundMs}: every request's whole reusable prefix found on an idle replica; no
+   * TtftBreakdown#ttftBoundMs}: every request's whole reusable prefix found on an idle replica; no
    * routing goes below it).
    */
   record Cell(
@@ -139,7 +139,7 @@ public final class FleetGrid {
         final FleetOptions first = spec.options(traceName, capacity, spec.intervals.get(0));
         final int n = (int) Math.min(trace.requests(), first.maxRequests);
         final double nativeLoad = FleetRun.nativeLoad(first, trace, n);
-        final double bound = FleetRun.ttftBoundMs(first, trace, n, 0.9);
+        final double bound = TtftBreakdown.ttftBoundMs(first, trace, n, 0.9);
         for (double load : first.loads) {
           final Map<FleetPolicy, FleetResult> shared = new EnumMap<>(FleetPolicy.class);
           for (double interval : spec.intervals) {
@@ -274,8 +274,9 @@ public final class FleetGrid {
             + " waited, had every request found its whole reusable prefix, and the slowest tenth's"
             + " mean queue wait, prefill and prefill of reusable blocks it missed (ms):\n\n"
             + "| KV blocks | stats | load | policy | TTFT p90 | bound | p90 no wait | p90 full"
-            + " reuse | tail wait | tail prefill | tail lost reuse |\n"
-            + "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+            + " reuse | tail wait | tail prefill | tail lost reuse | cost-model picks as cheap as"
+            + " on exact state · mean excess |\n"
+            + "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Cell c : cells) {
       if (!c.trace.equals("conversation")
           || !(Math.abs(c.load - 0.7) < 1e-9 || Math.abs(c.load - 0.9) < 1e-9)) {
@@ -287,7 +288,7 @@ public final class FleetGrid {
             String.format(
                 Locale.ROOT,
                 "| %,d | %s s | %.0f %% | %s | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f | %,.0f |"
-                    + " %,.0f |%n",
+                    + " %,.0f | %s |%n",
                 c.capacity,
                 c.statsSeconds,
                 c.load * 100,
@@ -298,7 +299,14 @@ public final class FleetGrid {
                 t.p90FullReuseMs(),
                 t.tailWaitMs(),
                 t.tailPrefillMs(),
-                t.tailLostReuseMs()));
+                t.tailLostReuseMs(),
+                Double.isNaN(r.sameAsExact())
+                    ? "—"
+                    : String.format(
+                        Locale.ROOT,
+                        "%.1f %% · %.1f ms",
+                        100 * r.sameAsExact(),
+                        r.excessCostMs())));
       }
     }
     return b.toString();
@@ -329,6 +337,10 @@ public final class FleetGrid {
         m.put("tailWaitMeanMs", t.tailWaitMs());
         m.put("tailPrefillMeanMs", t.tailPrefillMs());
         m.put("tailLostReuseMeanMs", t.tailLostReuseMs());
+        if (!Double.isNaN(r.sameAsExact())) {
+          m.put("sameAsExactShare", r.sameAsExact());
+          m.put("excessExactCostMeanMs", r.excessCostMs());
+        }
         out.add(m);
       }
     }

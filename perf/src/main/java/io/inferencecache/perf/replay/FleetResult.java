@@ -5,7 +5,10 @@ import java.util.Map;
 /**
  * One policy at one load: prefix hit rate (hit blocks ÷ prompt blocks), TTFT and queue-wait figures
  * in ms, requests routed per replica (max, mean), KV evictions, simulated duration, and the
- * LookupRoute reason codes (hint policies only), and where the TTFT p90 comes from.
+ * LookupRoute reason codes (hint policies only), and where the TTFT p90 comes from. For {@code
+ * cost-model}, request by request against its formula on exact state: the share of picks as cheap
+ * as the exact rule's ({@code sameAsExact}) and the mean excess exact cost per answer in ms ({@code
+ * excessCostMs}); NaN for the other policies.
  */
 record FleetResult(
     FleetPolicy policy,
@@ -21,7 +24,9 @@ record FleetResult(
     long evictions,
     double simulatedSeconds,
     Map<String, Long> reasons,
-    TtftBreakdown breakdown) {
+    TtftBreakdown breakdown,
+    double sameAsExact,
+    double excessCostMs) {
 
   /** Share of the answers with reason {@code code}, 0 when the policy asked nothing. */
   double share(final String code) {

@@ -64,6 +64,9 @@ final class FleetRun {
   private long hitBlocks;
   private long promptBlocks;
   private long evictions;
+  private long compared;
+  private long agreed;
+  private double excessMs;
   private long nowUs;
 
   FleetRun(
@@ -92,7 +95,7 @@ final class FleetRun {
     this.ttftUs = new long[requests];
     this.waitUs = new long[requests];
     this.prefillUs = new long[requests];
-    this.boundPrefillUs = boundPrefillUs(o, trace, requests);
+    this.boundPrefillUs = TtftBreakdown.boundPrefillUs(o, trace, requests);
     this.meanDecodeUs = meanDecodeUs(o, trace, requests);
   }
 
@@ -133,45 +136,6 @@ final class FleetRun {
       }
     }
     return total == 0 ? 0 : (double) hits / total;
-  }
-
-  /**
-   * TTFT p50 (ms) if every request found its whole reusable prefix (the {@link #reuseBound} hits)
-   * on an idle replica: prefill of the rest only, no queue. No routing can beat it.
-   */
-  static double ttftP50BoundMs(
-      final FleetOptions o, final MooncakeTraceFile trace, final int requests) {
-    return ttftBoundMs(o, trace, requests, 0.5);
-  }
-
-  /** The same bound at quantile {@code q} (the p90 bound: {@code q = 0.9}). */
-  static double ttftBoundMs(
-      final FleetOptions o, final MooncakeTraceFile trace, final int requests, final double q) {
-    final long[] ttft = boundPrefillUs(o, trace, requests);
-    Arrays.sort(ttft);
-    return percentile(ttft, q) / 1000.0;
-  }
-
-  /**
-   * Per request, the prefill (µs) of what an idle replica holding every block an earlier request of
-   * the trace had as a leading run would still compute.
-   */
-  static long[] boundPrefillUs(
-      final FleetOptions o, final MooncakeTraceFile trace, final int requests) {
-    final java.util.HashSet<Long> seen = new java.util.HashSet<>();
-    final long[] out = new long[requests];
-    for (int i = 0; i < requests; i++) {
-      final long[] chain = trace.ids(i);
-      int m = 0;
-      while (m < chain.length && seen.contains(chain[m])) {
-        m++;
-      }
-      for (long k : chain) {
-        seen.add(k);
-      }
-      out[i] = prefillUs(o, trace.inputTokens(i), m);
-    }
-    return out;
   }
 
   /** Prefill (µs) of a prompt of {@code tokens} whose first {@code matched} blocks are cached. */
@@ -283,7 +247,11 @@ final class FleetRun {
     return switch (policy) {
       case TOP_HINT, TOP_HINT_LOAD_AWARE, COST_MODEL -> {
         lookup(chain);
-        yield hint.size > 0 ? hint.replica[0] : roundRobin();
+        final int pick = hint.size > 0 ? hint.replica[0] : roundRobin();
+        if (policy == FleetPolicy.COST_MODEL) {
+          compareWithExact(req, pick);
+        }
+        yield pick;
       }
       case PREFIX_ELSE_LEAST_LOADED -> {
         lookup(chain);
@@ -320,27 +288,13 @@ final class FleetRun {
    * less loaded, then at random.
    */
   private int costModelExact(final int req) {
-    final long[] chain = trace.ids(req);
-    final double requestMs =
-        1000.0
-            * (o.costRequestSeconds > 0
-                ? o.costRequestSeconds
-                : ResolvedPolicy.REQUEST_SECONDS_DEFAULT);
     int best = -1;
     int ties = 0;
     double bestCost = Double.POSITIVE_INFINITY;
     int bestLoad = Integer.MAX_VALUE;
     for (int r = 0; r < fleet.length; r++) {
-      final Replica rep = fleet[r];
-      final int load = rep.running + rep.queue.size();
-      final double prefillMs =
-          Math.max(
-                  0,
-                  trace.inputTokens(req)
-                      - (long) rep.prefixMatch(chain) * MooncakeTraceFile.TOKENS_PER_BLOCK)
-              * 1000.0
-              / o.prefillTokensPerSecond;
-      final double cost = prefillMs + requestMs / o.slots * Math.max(0, load - o.slots + 1);
+      final int load = fleet[r].running + fleet[r].queue.size();
+      final double cost = exactCost(req, r);
       if (cost < bestCost || (cost == bestCost && load < bestLoad)) {
         bestCost = cost;
         bestLoad = load;
@@ -351,6 +305,33 @@ final class FleetRun {
       }
     }
     return best;
+  }
+
+  /** The cost model's cost (ms) of request {@code req} on replica {@code r}, on exact state. */
+  private double exactCost(final int req, final int r) {
+    final Replica rep = fleet[r];
+    final double requestSeconds =
+        o.costRequestSeconds > 0 ? o.costRequestSeconds : ResolvedPolicy.REQUEST_SECONDS_DEFAULT;
+    final long uncached =
+        trace.inputTokens(req)
+            - (long) rep.prefixMatch(trace.ids(req)) * MooncakeTraceFile.TOKENS_PER_BLOCK;
+    final int queued = Math.max(0, rep.running + rep.queue.size() - o.slots + 1);
+    return Math.max(0, uncached) * 1000.0 / o.prefillTokensPerSecond
+        + requestSeconds * 1000.0 / o.slots * queued;
+  }
+
+  /**
+   * Request by request, the stats-fed pick against the exact-state rule's: the same cost counts as
+   * agreement (ties are arbitrary); otherwise the pick's excess exact cost is summed.
+   */
+  private void compareWithExact(final int req, final int pick) {
+    final double excess = exactCost(req, pick) - exactCost(req, costModelExact(req));
+    compared++;
+    if (excess > 0) {
+      excessMs += excess;
+    } else {
+      agreed++;
+    }
   }
 
   /** See {@link FleetPolicy#GREEDY_TTFT}. */
@@ -512,7 +493,9 @@ final class FleetRun {
         evictions,
         nowUs / 1e6,
         new TreeMap<>(reasons),
-        tail);
+        tail,
+        compared == 0 ? Double.NaN : (double) agreed / compared,
+        compared == 0 ? Double.NaN : excessMs / compared);
   }
 
   /** Nearest-rank percentile of a sorted array. */

@@ -77,7 +77,7 @@ public final class FleetSimulator {
         n,
         nativeLoad,
         FleetRun.reuseBound(trace, n),
-        FleetRun.ttftP50BoundMs(o, trace, n),
+        TtftBreakdown.ttftP50BoundMs(o, trace, n),
         rows);
   }
 

@@ -60,4 +60,43 @@ record TtftBreakdown(
         prefill / tail / 1000.0,
         lost / tail / 1000.0);
   }
+
+  /**
+   * TTFT p50 (ms) if every request found its whole reusable prefix (the {@link FleetRun#reuseBound}
+   * hits) on an idle replica: prefill of the rest only, no queue. No routing can beat it.
+   */
+  static double ttftP50BoundMs(
+      final FleetOptions o, final MooncakeTraceFile trace, final int requests) {
+    return ttftBoundMs(o, trace, requests, 0.5);
+  }
+
+  /** The same bound at quantile {@code q} (the p90 bound: {@code q = 0.9}). */
+  static double ttftBoundMs(
+      final FleetOptions o, final MooncakeTraceFile trace, final int requests, final double q) {
+    final long[] ttft = boundPrefillUs(o, trace, requests);
+    Arrays.sort(ttft);
+    return FleetRun.percentile(ttft, q) / 1000.0;
+  }
+
+  /**
+   * Per request, the prefill (µs) of what an idle replica holding every block an earlier request of
+   * the trace had as a leading run would still compute.
+   */
+  static long[] boundPrefillUs(
+      final FleetOptions o, final MooncakeTraceFile trace, final int requests) {
+    final java.util.HashSet<Long> seen = new java.util.HashSet<>();
+    final long[] out = new long[requests];
+    for (int i = 0; i < requests; i++) {
+      final long[] chain = trace.ids(i);
+      int m = 0;
+      while (m < chain.length && seen.contains(chain[m])) {
+        m++;
+      }
+      for (long k : chain) {
+        seen.add(k);
+      }
+      out[i] = FleetRun.prefillUs(o, trace.inputTokens(i), m);
+    }
+    return out;
+  }
 }
