@@ -36,6 +36,52 @@ final class HttpText {
     write(resp, body);
   }
 
+  /**
+   * Answers a GET or HEAD of a held JSON document ({@code /policy}, {@code /prompt-templates}):
+   * 200, {@code application/json}, its length, and the body for GET only. Returns false, answering
+   * nothing, for any other method.
+   */
+  static boolean heldJson(
+      final HttpServletRequest req, final HttpServletResponse resp, final String json)
+      throws IOException {
+    final String method = req.getMethod();
+    if (!"GET".equals(method) && !"HEAD".equals(method)) {
+      return false;
+    }
+    final byte[] held = json.getBytes(StandardCharsets.UTF_8);
+    resp.setStatus(HttpServletResponse.SC_OK);
+    resp.setContentType("application/json");
+    resp.setContentLength(held.length);
+    if ("GET".equals(method)) {
+      resp.getOutputStream().write(held);
+    }
+    return true;
+  }
+
+  /**
+   * The body of a replace-on-write (POST or PUT, at most {@code limit} bytes); {@code null} once
+   * answered: 405 (allowing GET, HEAD, POST, PUT) for another method, 400 {@code tooLarge} over the
+   * limit.
+   */
+  static Body replaceBody(
+      final HttpServletRequest req,
+      final HttpServletResponse resp,
+      final int limit,
+      final String tooLarge)
+      throws IOException {
+    final String method = req.getMethod();
+    if (!"POST".equals(method) && !"PUT".equals(method)) {
+      methodNotAllowed(resp, "GET, HEAD, POST, PUT");
+      return null;
+    }
+    final Body body = read(req, limit);
+    if (body.tooLarge()) {
+      error(resp, HttpServletResponse.SC_BAD_REQUEST, tooLarge);
+      return null;
+    }
+    return body;
+  }
+
   /** 405 with {@code Allow}. */
   static void methodNotAllowed(final HttpServletResponse resp, final String allow)
       throws IOException {
