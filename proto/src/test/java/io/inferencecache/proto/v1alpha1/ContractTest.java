@@ -90,12 +90,24 @@ class ContractTest {
   /** Field numbers from here on are inference-cache's own additions, never upstream's. */
   static final int EXTENSION_FIELDS = 100;
 
+  /** inference-cache's own fields ({@code Message.field}); every other field is upstream's. */
+  static final java.util.Set<String> EXTENSIONS =
+      java.util.Set.of(
+          "LookupRouteRequest.max_replicas",
+          "RenderTemplateRequest.model_id",
+          "RenderTemplateResponse.stable_prefix_token_count",
+          "RenderTemplateResponse.stable_block_hashes",
+          "RenderTemplateResponse.message");
+
   static {
     MESSAGES.put("SLO", List.of(f(1, "ttft_ms", INT32), f(2, "tbt_ms", INT32)));
     MESSAGES.put(
         "RenderTemplateRequest",
         List.of(
-            f(1, "template_ref", STRING), stringMap(2, "variables"), f(3, "tenant_id", STRING)));
+            f(1, "template_ref", STRING),
+            stringMap(2, "variables"),
+            f(3, "tenant_id", STRING),
+            f(100, "model_id", STRING))); // extension: the tokenizer of the stable prefix
     MESSAGES.put(
         "RenderTemplateResponse",
         List.of(
@@ -103,7 +115,10 @@ class ContractTest {
             f(2, "stable_prefix_hash", BYTES),
             f(3, "tenant_namespace", BYTES),
             f(4, "reason_code", STRING),
-            f(5, "template_revision", STRING)));
+            f(5, "template_revision", STRING),
+            f(100, "stable_prefix_token_count", INT32), // extensions: the stable-prefix chain
+            rep(101, "stable_block_hashes", BYTES),
+            f(102, "message", STRING)));
     MESSAGES.put(
         "LookupRouteRequest",
         List.of(
@@ -461,9 +476,9 @@ class ContractTest {
   void extensionFieldsAreNumberedClearOfUpstream() {
     for (final Map.Entry<String, List<F>> message : MESSAGES.entrySet()) {
       for (final F field : message.getValue()) {
-        if (field.name().equals("max_replicas")) {
+        if (EXTENSIONS.contains(message.getKey() + "." + field.name())) {
           assertThat(field.number())
-              .as(message.getKey() + ".max_replicas")
+              .as(message.getKey() + "." + field.name())
               .isGreaterThanOrEqualTo(EXTENSION_FIELDS);
         } else {
           assertThat(field.number())

@@ -120,16 +120,67 @@ public final class HuggingFaceTokenizers implements PromptTokenizer, AutoCloseab
   @Override
   public int[] encodeUserTurn(final String modelId, final String text)
       throws ChatTemplateException {
+    final Model m = model(modelId);
+    return encode(m, m.chatTemplate() == null ? text : render(modelId, text));
+  }
+
+  /**
+   * The whole turn is tokenized as {@link #encodeUserTurn} does; the prefix is the rendered turn
+   * (chat template applied) cut where {@code text[0, prefixChars)} ends in it, tokenized the same
+   * way. When the chat template does not copy the text verbatim (it trims it, say) the cut is
+   * placed by the trimmed text; when it cannot be placed at all, no token counts as prefix.
+   */
+  @Override
+  public PrefixTokens encodeUserTurnPrefix(
+      final String modelId, final String text, final int prefixChars) throws ChatTemplateException {
+    final Model m = model(modelId);
+    final String whole = m.chatTemplate() == null ? text : render(modelId, text);
+    final int[] ids = encode(m, whole);
+    final int chars = Math.max(0, Math.min(prefixChars, text.length()));
+    final int cut = m.chatTemplate() == null ? chars : cut(whole, text, chars);
+    if (cut <= 0) {
+      return new PrefixTokens(ids, 0);
+    }
+    final int[] prefix = encode(m, whole.substring(0, cut));
+    int common = 0;
+    final int n = Math.min(ids.length, prefix.length);
+    while (common < n && ids[common] == prefix[common]) {
+      common++;
+    }
+    return new PrefixTokens(ids, common);
+  }
+
+  /**
+   * Where {@code text[0, prefixChars)} ends in the rendered turn {@code whole}: at the text's first
+   * occurrence (a wrong, earlier one can only make the prefix shorter); -1 when it cannot be
+   * placed.
+   */
+  private static int cut(final String whole, final String text, final int prefixChars) {
+    final int at = whole.indexOf(text);
+    if (at >= 0) {
+      return at + prefixChars;
+    }
+    final String trimmed = text.strip();
+    final int lead = trimmed.isEmpty() ? 0 : text.indexOf(trimmed);
+    final int tat = trimmed.isEmpty() ? -1 : whole.indexOf(trimmed);
+    if (tat < 0) {
+      return -1;
+    }
+    return tat + Math.max(0, Math.min(prefixChars - lead, trimmed.length()));
+  }
+
+  private Model model(final String modelId) {
     final Model m = models.get(modelId);
     if (m == null) {
       throw new IllegalArgumentException("no tokenizer for model " + modelId);
     }
-    final Encoding e;
-    if (m.chatTemplate() == null) {
-      e = m.tokenizer().encode(text);
-    } else {
-      e = m.tokenizer().encode(render(modelId, text), false, false);
-    }
+    return m;
+  }
+
+  /** Without a chat template with the tokenizer's special tokens; rendered text without them. */
+  private static int[] encode(final Model m, final String s) {
+    final Encoding e =
+        m.chatTemplate() == null ? m.tokenizer().encode(s) : m.tokenizer().encode(s, false, false);
     final long[] ids = e.getIds();
     final int[] out = new int[ids.length];
     for (int i = 0; i < ids.length; i++) {

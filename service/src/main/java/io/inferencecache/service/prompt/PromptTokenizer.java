@@ -10,6 +10,27 @@ import io.inferencecache.engine.RouteTokenizer;
  * Implementations must be thread-safe.
  */
 public interface PromptTokenizer extends RouteTokenizer {
+  /**
+   * The tokens of a user turn and how many of the leading ones belong to a prefix of its text.
+   *
+   * @param ids exactly what {@link #encodeUserTurn} gives for the whole text
+   * @param prefixTokens how many leading {@code ids} the prefix alone tokenizes to as well
+   */
+  record PrefixTokens(int[] ids, int prefixTokens) {}
+
+  /**
+   * Encodes {@code text} as {@link #encodeUserTurn} does, and counts the leading tokens that lie
+   * wholly inside {@code text[0, prefixChars)}: those the prefix, encoded the same way on its own,
+   * shares with the whole (the longest common run), so their block hashes are a prefix of the whole
+   * prompt's chain and do not depend on the text after the prefix.
+   *
+   * @throws Exception when the model has no tokenizer or tokenization fails
+   */
+  default PrefixTokens encodeUserTurnPrefix(
+      final String modelId, final String text, final int prefixChars) throws Exception {
+    throw new UnsupportedOperationException("no tokenizer configured for model " + modelId);
+  }
+
   /** No tokenizers: every prompt_text lookup fails open to NO_HINT. */
   PromptTokenizer NONE =
       new PromptTokenizer() {

@@ -29,6 +29,7 @@ import io.inferencecache.service.lookup.LookupMetrics;
 import io.inferencecache.service.lookup.LookupRouteHandler;
 import io.inferencecache.service.lookup.LookupRoutes;
 import io.inferencecache.service.lookup.ZeroCopyLookupRoute;
+import io.inferencecache.service.render.RenderTemplates;
 import io.inferencecache.service.streams.StreamingFeeds;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,13 +40,15 @@ import java.util.function.LongSupplier;
  * owns it. LookupRoute goes to {@link LookupRoutes} (the zero-copy path when {@link
  * #definition(boolean)} asks for it, else the overridden {@link #lookupRoute}, the default-protobuf
  * path); ReportCacheState (with a validating marshaller) and PublishEvent to {@link
- * IngestEndpoint}; the two streams to the {@link StreamingFeeds}; GetCacheState reads the index.
+ * IngestEndpoint}; the two streams to the {@link StreamingFeeds}; GetCacheState reads the index;
+ * RenderTemplate to {@link RenderTemplates} when one is set.
  */
 public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCacheImplBase {
   private final CacheIndex index;
   private final LookupRoutes lookup;
   private final IngestEndpoint ingest;
   private final StreamingFeeds feeds;
+  private volatile RenderTemplates render;
 
   public InferenceCacheService(
       final CacheIndex index,
@@ -97,6 +100,15 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
    */
   public void forwardIngest(final IngestForwarder forwarder) {
     ingest.forwardTo(forwarder);
+  }
+
+  /**
+   * Serves RenderTemplate with {@code templates} (docs/behaviour.md#render-template). Without it
+   * (the default) RenderTemplate keeps upstream's answer: {@code OK}, every other field empty. Set
+   * before the server starts.
+   */
+  public void renderTemplates(final RenderTemplates templates) {
+    this.render = templates;
   }
 
   /** What ReportCacheState drops, and its counters. */
@@ -155,7 +167,11 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   @Override
   public void renderTemplate(
       final RenderTemplateRequest request, final StreamObserver<RenderTemplateResponse> out) {
-    out.onNext(RenderTemplateResponse.newBuilder().setReasonCode(ReasonCodes.OK).build());
+    final RenderTemplates r = render;
+    out.onNext(
+        r == null
+            ? RenderTemplateResponse.newBuilder().setReasonCode(ReasonCodes.OK).build()
+            : r.answer(request));
     out.onCompleted();
   }
 

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A real Hugging Face tokenizer (a tiny WordLevel tokenizer.json written by the test). */
 @Timeout(60)
-class HuggingFaceTokenizersTest {
+public class HuggingFaceTokenizersTest {
 
   static final String TOKENIZER_JSON =
       """
@@ -46,7 +46,7 @@ class HuggingFaceTokenizersTest {
       """;
 
   /** Writes model {@code name} with or without a chat template. */
-  static void writeModel(final Path dir, final String name, final boolean template)
+  public static void writeModel(final Path dir, final String name, final boolean template)
       throws IOException {
     final Path m = Files.createDirectories(dir.resolve(name));
     Files.writeString(m.resolve("tokenizer.json"), TOKENIZER_JSON);

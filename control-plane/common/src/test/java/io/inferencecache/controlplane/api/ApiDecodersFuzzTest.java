@@ -66,6 +66,32 @@ class ApiDecodersFuzzTest {
     }
   }
 
+  /**
+   * {@code /prompt-templates}: a value or a {@link JsonDecodeException} naming a field; an accepted
+   * set re-encodes (with revisions) to a body that decodes to the same specs.
+   */
+  @FuzzTest(maxDuration = "2m")
+  void promptTemplates(final byte[] bytes) {
+    final java.util.List<io.inferencecache.templates.PromptTemplate> ts;
+    try {
+      ts = PromptTemplateJson.decode(padded(bytes), bytes.length);
+    } catch (JsonDecodeException expected) {
+      assertThat(expected.getMessage()).isNotBlank();
+      return;
+    }
+    final String json = PromptTemplateJson.write(ts);
+    try {
+      final byte[] again = json.getBytes(StandardCharsets.UTF_8);
+      final var back = PromptTemplateJson.decode(again, again.length);
+      assertThat(back).hasSameSizeAs(ts);
+      for (int i = 0; i < ts.size(); i++) {
+        assertThat(back.get(i).spec()).isEqualTo(ts.get(i).spec());
+      }
+    } catch (JsonDecodeException e) {
+      throw new AssertionError("own encoding does not decode: " + json, e);
+    }
+  }
+
   @FuzzTest(maxDuration = "2m")
   void probe(final byte[] bytes) {
     final ProbeRequest r;
