@@ -186,6 +186,17 @@ class WebhooksKubeIT {
             "[CREATE, UPDATE]",
             label,
             bundle));
+    validating.append(
+        webhook(
+            "vprompttemplate",
+            base + Webhooks.VALIDATE_PROMPT_TEMPLATE,
+            "Fail",
+            "inferencecache.io",
+            "v1alpha1",
+            "prompttemplates",
+            "[CREATE, UPDATE]",
+            label,
+            bundle));
     final String name = "inference-cache-it-" + run + "-" + scope;
     final String yaml =
         "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: "
@@ -346,6 +357,31 @@ class WebhooksKubeIT {
             "{\"spec\":{\"decodePools\":[{\"name\":\"p\",\"matchLabels\":{\"role\":\"d\"}}]}}");
     assertThat(update.exitCode()).isNotZero();
     assertThat(update.stderr()).contains("spec.decodePools[0].name: Duplicate value: \"p\"");
+  }
+
+  @Test
+  void aPromptTemplateBreakingTheTemplateRulesIsRefusedNamingTheField() {
+    final String ns = namespace("up");
+    final String head =
+        "apiVersion: inferencecache.io/v1alpha1\nkind: PromptTemplate\nmetadata: {name: support}\n";
+    final ProcessResult r =
+        refused(
+            ns,
+            head
+                + "spec: {body: \"{{.question}} {{.system}} {{.missing}}\", slots: [{name: system,"
+                + " type: Stable}, {name: question, type: Mutable}]}\n");
+    assertThat(r.stderr())
+        .contains("PromptTemplate.inferencecache.io \"support\" is invalid")
+        .contains("{{.missing}} at offset")
+        .contains("spec.body: Invalid value")
+        .contains("Stable slot \"system\"");
+    final ProcessResult good =
+        apply(
+            ns,
+            head
+                + "spec: {body: \"{{.system}} {{.question}}\", slots: [{name: system, type: Stable},"
+                + " {name: question, type: Mutable}]}\n");
+    assertThat(good.exitCode()).as(good.stderr()).isZero();
   }
 
   @Test

@@ -8,11 +8,15 @@ import com.google.gson.JsonObject;
 import io.inferencecache.controlplane.cli.ControllerCommand;
 import io.inferencecache.controlplane.controller.ControllerOptions;
 import io.inferencecache.controlplane.controller.ControllerRuntime;
+import io.inferencecache.controlplane.k8s.model.PromptTemplate;
+import io.inferencecache.controlplane.k8s.validation.TemplateSpecs;
 import io.inferencecache.controlplane.server.config.ServeOverrides;
 import io.inferencecache.controlplane.support.KubeFixture;
 import io.inferencecache.controlplane.support.TestServer;
 import io.inferencecache.kubelocal.KubeLocal;
 import io.inferencecache.kubelocal.KubeLocalTest;
+import io.inferencecache.templates.TemplateRevision;
+import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodStatus;
@@ -74,7 +78,18 @@ class RoutingKubeIT {
   }
 
   private static String topology(final String ns, final String name, final String spec) {
-    return "apiVersion: inferencecache.io/v1alpha1\nkind: PDTopology\nmetadata: {name: "
+    return resource("PDTopology", ns, name, spec);
+  }
+
+  private static String template(final String ns, final String name, final String spec) {
+    return resource("PromptTemplate", ns, name, spec);
+  }
+
+  private static String resource(
+      final String kind, final String ns, final String name, final String spec) {
+    return "apiVersion: inferencecache.io/v1alpha1\nkind: "
+        + kind
+        + "\nmetadata: {name: "
         + name
         + ", namespace: "
         + ns
@@ -193,5 +208,47 @@ class RoutingKubeIT {
         .isZero();
     final JsonObject fixed = awaitReady("pdtopology", ns, "bad", "False", "NoMatchingPods");
     assertThat(fixed.getAsJsonObject("status").get("observedGeneration").getAsLong()).isEqualTo(2);
+  }
+
+  @Test
+  void aValidTemplateGetsTheServersRevisionAndABrokenEditIsNotReadyNamingTheField() {
+    final String ns = kube.newNamespace();
+    final String spec =
+        "{modelId: meta-llama/Llama-3.1-8B-Instruct, body: \"{{.system}} User: {{.question}}\","
+            + " slots: [{name: system, type: Stable, required: true},"
+            + " {name: question, type: Mutable, required: true}]}";
+    KubeFixture.apply(kube, template(ns, "support", spec));
+    final JsonObject ok = awaitReady("prompttemplate", ns, "support", "True", "TemplateValid");
+    final String revision =
+        ok.getAsJsonObject("status").get("templateRevision").getAsString();
+    assertThat(revision)
+        .isEqualTo(
+            TemplateRevision.of(
+                TemplateSpecs.of(
+                    JSON.deserialize(ok.toString(), PromptTemplate.class).getSpec())));
+    assertThat(ok.getAsJsonObject("status").get("observedGeneration").getAsLong()).isEqualTo(1);
+    assertThat(kube.kubectl("get", "prompttemplate", "support", "-n", ns).stdout())
+        .as("the Revision printer column")
+        .contains(revision);
+
+    assertThat(
+            kube.kubectl(
+                    "patch",
+                    "prompttemplate",
+                    "support",
+                    "-n",
+                    ns,
+                    "--type=merge",
+                    "-p",
+                    "{\"spec\":{\"body\":\"{{.question}} {{.system}}\"}}")
+                .exitCode())
+        .isZero();
+    final JsonObject bad = awaitReady("prompttemplate", ns, "support", "False", "InvalidTemplate");
+    assertThat(condition(bad, "Ready")[2])
+        .startsWith("not pushed to the server: spec.body: Stable slot \"system\"");
+    assertThat(bad.getAsJsonObject("status").get("templateRevision").getAsString())
+        .as("the last valid revision stays")
+        .isEqualTo(revision);
+    assertThat(bad.getAsJsonObject("status").get("observedGeneration").getAsLong()).isEqualTo(2);
   }
 }

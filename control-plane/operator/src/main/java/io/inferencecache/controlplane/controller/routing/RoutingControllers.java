@@ -8,6 +8,7 @@ import io.inferencecache.controlplane.controller.status.StatusWriter;
 import io.inferencecache.controlplane.k8s.model.CrdKind;
 import io.inferencecache.controlplane.k8s.model.CustomResource;
 import io.inferencecache.controlplane.k8s.model.PDTopology;
+import io.inferencecache.controlplane.k8s.model.PromptTemplate;
 import io.kubernetes.client.extended.controller.Controller;
 import io.kubernetes.client.extended.controller.builder.ControllerBuilder;
 import io.kubernetes.client.extended.controller.reconciler.Reconciler;
@@ -44,18 +45,28 @@ public final class RoutingControllers {
   /** The server path of the topology set, beside {@code /policy}. */
   public static final String PD_TOPOLOGIES = "pd-topologies";
 
+  /** The server path of the template set, beside {@code /policy}. */
+  public static final String PROMPT_TEMPLATES = "prompt-templates";
+
   /** {@code reportingController} of the PDTopology events. */
   public static final String PD_REPORTER = "pdtopology-controller";
+
+  /** {@code reportingController} of the PromptTemplate events. */
+  public static final String TEMPLATE_REPORTER = "prompttemplate-controller";
 
   /** How long the reconcilers wait for the first list of their caches. */
   static final Duration SYNC_WAIT = Duration.ofMinutes(2);
 
   private final SharedInformerFactory factory;
   private final SharedIndexInformer<PDTopology> topologies;
+  private final SharedIndexInformer<PromptTemplate> templates;
   private final SharedIndexInformer<V1Pod> pods;
   private final StatusWriter writer;
   private final EventRecorder pdEvents;
   private final ControllerMetrics.Reconciles pdMetrics;
+  private final EventRecorder templateEvents;
+  private final ControllerMetrics.Reconciles templateMetrics;
+  private final SetPush templatePush;
   private final BooleanSupplier leader;
   private final SetPush pdPush;
   private final List<Controller> running = new ArrayList<>();
@@ -82,6 +93,9 @@ public final class RoutingControllers {
     this.pdEvents = new EventRecorder(client, PD_REPORTER, identity);
     this.pdMetrics = metrics.controller(controllerName(PDTopology.CRD));
     this.topologies = informer(watchClient, PDTopology.CRD);
+    this.templateEvents = new EventRecorder(client, TEMPLATE_REPORTER, identity);
+    this.templateMetrics = metrics.controller(controllerName(PromptTemplate.CRD));
+    this.templates = informer(watchClient, PromptTemplate.CRD);
     final ServerBridge bridge = new ServerBridge();
     final Lister<PDTopology> topologyLister = new Lister<>(topologies.getIndexer());
     final Lister<V1Pod> podLister = new Lister<>(pods.getIndexer());
@@ -95,6 +109,16 @@ public final class RoutingControllers {
                     : null,
             bridge,
             SetPush.sibling(policyUrl, PD_TOPOLOGIES),
+            policyTokenFile,
+            leader,
+            Clock.systemUTC());
+    final Lister<PromptTemplate> templateLister = new Lister<>(templates.getIndexer());
+    this.templatePush =
+        new SetPush(
+            PromptTemplate.CRD.kind(),
+            () -> templates.hasSynced() ? PromptTemplateBody.build(templateLister.list()) : null,
+            bridge,
+            SetPush.sibling(policyUrl, PROMPT_TEMPLATES),
             policyTokenFile,
             leader,
             Clock.systemUTC());
@@ -112,12 +136,12 @@ public final class RoutingControllers {
 
   /** The pushes, for the periodic tick (the caller schedules them at the push interval). */
   public List<SetPush> pushes() {
-    return List.of(pdPush);
+    return List.of(pdPush, templatePush);
   }
 
   /** Whether every cache has listed once. */
   public boolean synced() {
-    return topologies.hasSynced() && pods.hasSynced();
+    return topologies.hasSynced() && templates.hasSynced() && pods.hasSynced();
   }
 
   /** Builds and starts the reconcilers on daemon threads. */
@@ -142,6 +166,21 @@ public final class RoutingControllers {
             Clock.systemUTC());
     running.add(controller(PDTopology.CRD, pdQueue, pd, this::synced));
     pods.addEventHandler(new PodChanges(pdQueue, new Lister<>(topologies.getIndexer())));
+    final MeteredQueue templateQueue =
+        new MeteredQueue(
+            Executors.newSingleThreadExecutor(r -> daemon(r, "prompttemplates-backoff")),
+            templateMetrics);
+    templateMetrics.depth(templateQueue::length);
+    final PromptTemplateReconciler tpl =
+        new PromptTemplateReconciler(
+            new Lister<>(templates.getIndexer()),
+            writer,
+            templateEvents,
+            templatePush,
+            templateMetrics,
+            leader,
+            Clock.systemUTC());
+    running.add(controller(PromptTemplate.CRD, templateQueue, tpl, templates::hasSynced));
     for (final Controller c : running) {
       final Thread t =
           daemon(
