@@ -324,7 +324,8 @@ class WebhooksKubeIT {
   @Test
   void aPdTopologyBreakingTheRulesIsRefusedNamingEachFieldAndAGoodOneIsAdmitted() {
     final String ns = namespace("up");
-    final String head = "apiVersion: inferencecache.io/v1alpha1\nkind: PDTopology\nmetadata: {name: t}\n";
+    final String head =
+        "apiVersion: inferencecache.io/v1alpha1\nkind: PDTopology\nmetadata: {name: t}\n";
     final ProcessResult r =
         refused(
             ns,

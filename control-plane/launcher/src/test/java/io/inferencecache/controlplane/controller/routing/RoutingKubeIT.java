@@ -30,10 +30,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The PDTopology and PromptTemplate reconcilers against kube-local (a real API server; no
- * scheduler or kubelet, so the test plays the kubelet by writing pod status) and an in-process
- * server on loopback that receives the pushes. No admission webhook is registered here, so a
- * resource that breaks the rules reaches the reconciler.
+ * The PDTopology and PromptTemplate reconcilers against kube-local (a real API server; no scheduler
+ * or kubelet, so the test plays the kubelet by writing pod status) and an in-process server on
+ * loopback that receives the pushes. No admission webhook is registered here, so a resource that
+ * breaks the rules reaches the reconciler.
  */
 @KubeLocalTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -127,7 +127,11 @@ class RoutingKubeIT {
   }
 
   private JsonObject awaitReady(
-      final String kind, final String ns, final String name, final String status, final String reason) {
+      final String kind,
+      final String ns,
+      final String name,
+      final String status,
+      final String reason) {
     final JsonObject[] last = new JsonObject[1];
     await()
         .atMost(Duration.ofSeconds(30))
@@ -145,7 +149,8 @@ class RoutingKubeIT {
     KubeFixture.apply(kube, topology(ns, "llama-pd", POOLS));
     final JsonObject empty = awaitReady("pdtopology", ns, "llama-pd", "False", "NoMatchingPods");
     assertThat(condition(empty, "Ready")[2])
-        .contains("prefill pool prefill (no pod in namespace " + ns + " has the labels role=prefill)")
+        .contains(
+            "prefill pool prefill (no pod in namespace " + ns + " has the labels role=prefill)")
         .contains("decode pool decode");
     assertThat(empty.getAsJsonObject("status").get("observedGeneration").getAsLong()).isEqualTo(1);
 
@@ -174,8 +179,7 @@ class RoutingKubeIT {
                     && KubeFixture.hasEvent(
                         kube, ns, "PoolsResolved", "Normal", RoutingControllers.PD_REPORTER));
 
-    assertThat(kube.kubectl("delete", "pod", "dc-1", "-n", ns, "--wait=false").exitCode())
-        .isZero();
+    assertThat(kube.kubectl("delete", "pod", "dc-1", "-n", ns, "--wait=false").exitCode()).isZero();
     awaitReady("pdtopology", ns, "llama-pd", "False", "PodsNotRunning");
   }
 
@@ -219,13 +223,11 @@ class RoutingKubeIT {
             + " {name: question, type: Mutable, required: true}]}";
     KubeFixture.apply(kube, template(ns, "support", spec));
     final JsonObject ok = awaitReady("prompttemplate", ns, "support", "True", "TemplateValid");
-    final String revision =
-        ok.getAsJsonObject("status").get("templateRevision").getAsString();
+    final String revision = ok.getAsJsonObject("status").get("templateRevision").getAsString();
     assertThat(revision)
         .isEqualTo(
             TemplateRevision.of(
-                TemplateSpecs.of(
-                    JSON.deserialize(ok.toString(), PromptTemplate.class).getSpec())));
+                TemplateSpecs.of(JSON.getGson().fromJson(ok.toString(), PromptTemplate.class).getSpec())));
     assertThat(ok.getAsJsonObject("status").get("observedGeneration").getAsLong()).isEqualTo(1);
     assertThat(kube.kubectl("get", "prompttemplate", "support", "-n", ns).stdout())
         .as("the Revision printer column")
