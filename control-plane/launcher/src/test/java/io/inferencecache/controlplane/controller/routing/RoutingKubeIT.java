@@ -4,13 +4,16 @@ import static io.inferencecache.controlplane.support.KubeFixture.condition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import io.inferencecache.controlplane.cli.ControllerCommand;
 import io.inferencecache.controlplane.controller.ControllerOptions;
 import io.inferencecache.controlplane.controller.ControllerRuntime;
 import io.inferencecache.controlplane.k8s.model.PromptTemplate;
 import io.inferencecache.controlplane.k8s.validation.TemplateSpecs;
 import io.inferencecache.controlplane.server.config.ServeOverrides;
+import io.inferencecache.controlplane.support.Http;
 import io.inferencecache.controlplane.support.KubeFixture;
 import io.inferencecache.controlplane.support.TestServer;
 import io.inferencecache.kubelocal.KubeLocal;
@@ -20,6 +23,7 @@ import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodStatus;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -183,8 +187,22 @@ class RoutingKubeIT {
     awaitReady("pdtopology", ns, "llama-pd", "False", "PodsNotRunning");
   }
 
+  /** The server's own copy of topology {@code ns/name} ({@code GET /pd-topologies}), or null. */
+  private JsonObject serverTopology(final String ns, final String name) throws Exception {
+    final HttpResponse<String> r = Http.get(server.snapshotUrl("/pd-topologies"));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    for (final JsonElement e :
+        JsonParser.parseString(r.body()).getAsJsonObject().getAsJsonArray("topologies")) {
+      final JsonObject t = e.getAsJsonObject();
+      if (ns.equals(t.get("namespace").getAsString()) && name.equals(t.get("name").getAsString())) {
+        return t;
+      }
+    }
+    return null;
+  }
+
   @Test
-  void aTopologyBreakingTheRulesIsInvalidNamingTheField() {
+  void aTopologyBreakingTheRulesIsInvalidNamingTheField() throws Exception {
     final String ns = kube.newNamespace();
     KubeFixture.apply(
         kube,
@@ -198,6 +216,7 @@ class RoutingKubeIT {
         .isEqualTo(
             "not pushed to the server: spec.decodePools[0].acceleratorType (\"a100\"): names no"
                 + " entry of spec.acceleratorTypes");
+    assertThat(serverTopology(ns, "bad")).as("left out of the server's set").isNull();
     assertThat(
             kube.kubectl(
                     "patch",
@@ -212,6 +231,9 @@ class RoutingKubeIT {
         .isZero();
     final JsonObject fixed = awaitReady("pdtopology", ns, "bad", "False", "NoMatchingPods");
     assertThat(fixed.getAsJsonObject("status").get("observedGeneration").getAsLong()).isEqualTo(2);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> serverTopology(ns, "bad") != null);
   }
 
   @Test

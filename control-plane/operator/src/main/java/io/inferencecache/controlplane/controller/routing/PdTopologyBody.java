@@ -1,9 +1,14 @@
 package io.inferencecache.controlplane.controller.routing;
 
-import com.google.gson.JsonArray;
-import com.google.gson.JsonObject;
+import io.inferencecache.controlplane.api.PdTopologyJson;
 import io.inferencecache.controlplane.k8s.model.PDTopology;
 import io.inferencecache.controlplane.k8s.validation.PdTopologyRules;
+import io.inferencecache.engine.pd.AcceleratorType;
+import io.inferencecache.engine.pd.PdLinks;
+import io.inferencecache.engine.pd.PdMember;
+import io.inferencecache.engine.pd.PdPool;
+import io.inferencecache.engine.pd.PdTopology;
+import io.inferencecache.engine.pd.PdTopologySnapshot;
 import io.kubernetes.client.openapi.models.V1Pod;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -13,23 +18,23 @@ import java.util.function.Function;
 
 /**
  * Builds the one full {@code /pd-topologies} body (version 1) from every PDTopology in the cluster
- * and the pods their pools select. Pure: typed objects in, JSON text out.
+ * and the pods their pools select. Pure: typed objects in, JSON text out; the wire encoding is
+ * {@link PdTopologyJson#write}, the codec the server decodes with.
  *
  * <ul>
- *   <li>Topologies are ordered by (namespace, name); one that breaks {@link PdTopologyRules} is
- *       left out (its {@code Ready} condition says so), so the server never refuses the whole set
- *       for one bad object.
+ *   <li>Topologies are ordered by (namespace, name); one that breaks {@link PdTopologyRules} is left
+ *       out (its {@code Ready} condition says so), so the server never refuses the whole set for
+ *       one bad object.
  *   <li>Each pool's members are {@link PoolResolution}'s: Running pods, by replica id; an empty
- *       pool is sent with no members.
- *   <li>Optional fields ({@code transport}, {@code decodeLocalPrefillTokens}, {@code links} and its
- *       three bandwidths, {@code kvBytesPerToken}, a pool's {@code acceleratorType}, an accelerator
- *       type's {@code vendor} and {@code model}, a member's {@code node}) are omitted when unset:
- *       the server applies its defaults.
+ *       pool is sent with no members (the server answers {@code PD_POOL_EMPTY}).
+ *   <li>An unset field takes the server's default (the codec writes it): no transport, threshold
+ *       0 (never decode-local), each unset link at its {@link PdLinks} default, {@link
+ *       PdTopology#KV_BYTES_PER_TOKEN_DEFAULT}.
  * </ul>
  */
 public final class PdTopologyBody {
   /** The {@code version} this controller writes. */
-  public static final int VERSION = 1;
+  public static final int VERSION = PdTopologySnapshot.VERSION;
 
   private PdTopologyBody() {}
 
@@ -39,12 +44,20 @@ public final class PdTopologyBody {
    * @param podsIn the pods of a namespace
    */
   public static String build(
-      final Collection<PDTopology> topologies, final Function<String, Collection<V1Pod>> podsIn) {
+      final Collection<PDTopology> topologies,
+      final Function<String, Collection<V1Pod>> podsIn) {
+    return PdTopologyJson.write(snapshot(topologies, podsIn));
+  }
+
+  /** The snapshot {@link #build} encodes. */
+  public static PdTopologySnapshot snapshot(
+      final Collection<PDTopology> topologies,
+      final Function<String, Collection<V1Pod>> podsIn) {
     final List<PDTopology> sorted = new ArrayList<>(topologies);
     sorted.sort(
         Comparator.comparing((PDTopology t) -> t.getMetadata().getNamespace())
             .thenComparing(t -> t.getMetadata().getName()));
-    final JsonArray out = new JsonArray();
+    final List<PdTopology> out = new ArrayList<>();
     for (final PDTopology t : sorted) {
       final String transport = t.getSpec() == null ? null : transport(t.getSpec());
       if (!PdTopologyRules.check(t.getSpec(), transport).isEmpty()) {
@@ -53,10 +66,7 @@ public final class PdTopologyBody {
       final String ns = t.getMetadata().getNamespace();
       out.add(topology(t, PoolResolution.resolve(t.getSpec(), podsIn.apply(ns))));
     }
-    final JsonObject body = new JsonObject();
-    body.addProperty("version", VERSION);
-    body.add("topologies", out);
-    return body.toString();
+    return new PdTopologySnapshot(VERSION, out);
   }
 
   /** The CRD spelling of the typed transport, or null. */
@@ -64,80 +74,48 @@ public final class PdTopologyBody {
     return spec.transport == null ? null : spec.transport.text();
   }
 
-  private static JsonObject topology(final PDTopology t, final List<PoolResolution.Pool> pools) {
+  private static PdTopology topology(final PDTopology t, final List<PoolResolution.Pool> pools) {
     final PDTopology.Spec spec = t.getSpec();
-    final JsonObject o = new JsonObject();
-    o.addProperty("namespace", t.getMetadata().getNamespace());
-    o.addProperty("name", t.getMetadata().getName());
-    if (spec.transport != null) {
-      o.addProperty("transport", spec.transport.text());
-    }
-    if (spec.decodeLocalPrefillTokens != null) {
-      o.addProperty("decodeLocalPrefillTokens", spec.decodeLocalPrefillTokens);
-    }
-    if (spec.links != null) {
-      final JsonObject l = new JsonObject();
-      number(l, "sameNodeGBps", spec.links.sameNodeGBps);
-      number(l, "sameVendorGBps", spec.links.sameVendorGBps);
-      number(l, "crossGBps", spec.links.crossGBps);
-      o.add("links", l);
-    }
-    if (spec.kvBytesPerToken != null) {
-      o.addProperty("kvBytesPerToken", spec.kvBytesPerToken);
-    }
-    o.add("prefillPools", pools(pools, PDTopology.Role.PREFILL));
-    o.add("decodePools", pools(pools, PDTopology.Role.DECODE));
-    if (spec.acceleratorTypes != null && !spec.acceleratorTypes.isEmpty()) {
-      final JsonArray a = new JsonArray();
+    final List<AcceleratorType> types = new ArrayList<>();
+    if (spec.acceleratorTypes != null) {
       for (final PDTopology.AcceleratorType at : spec.acceleratorTypes) {
-        final JsonObject e = new JsonObject();
-        e.addProperty("name", at.name);
-        text(e, "vendor", at.vendor);
-        text(e, "model", at.model);
-        a.add(e);
+        types.add(new AcceleratorType(at.name, at.vendor, at.model));
       }
-      o.add("acceleratorTypes", a);
     }
-    return o;
+    return new PdTopology(
+        t.getMetadata().getNamespace(),
+        t.getMetadata().getName(),
+        spec.transport == null ? "" : spec.transport.text(),
+        spec.decodeLocalPrefillTokens == null ? 0 : spec.decodeLocalPrefillTokens,
+        links(spec.links),
+        spec.kvBytesPerToken == null ? 0 : spec.kvBytesPerToken,
+        pools(pools, PDTopology.Role.PREFILL),
+        pools(pools, PDTopology.Role.DECODE),
+        types);
   }
 
-  private static JsonArray pools(final List<PoolResolution.Pool> pools, final PDTopology.Role r) {
-    final JsonArray a = new JsonArray();
+  private static PdLinks links(final PDTopology.Links l) {
+    if (l == null) {
+      return PdLinks.DEFAULTS;
+    }
+    return new PdLinks(
+        l.sameNodeGBps == null ? PdLinks.SAME_NODE_GBPS_DEFAULT : l.sameNodeGBps,
+        l.sameVendorGBps == null ? PdLinks.SAME_VENDOR_GBPS_DEFAULT : l.sameVendorGBps,
+        l.crossGBps == null ? PdLinks.CROSS_GBPS_DEFAULT : l.crossGBps);
+  }
+
+  private static List<PdPool> pools(final List<PoolResolution.Pool> pools, final PDTopology.Role r) {
+    final List<PdPool> out = new ArrayList<>();
     for (final PoolResolution.Pool p : pools) {
       if (p.role() != r) {
         continue;
       }
-      final JsonObject o = new JsonObject();
-      o.addProperty("name", p.name());
-      text(o, "acceleratorType", p.acceleratorType());
-      final JsonArray members = new JsonArray();
+      final List<PdMember> members = new ArrayList<>();
       for (final PoolResolution.Member m : p.members()) {
-        final JsonObject e = new JsonObject();
-        e.addProperty("replicaId", m.replicaId());
-        text(e, "node", m.node());
-        members.add(e);
+        members.add(new PdMember(m.replicaId(), m.node()));
       }
-      o.add("members", members);
-      a.add(o);
+      out.add(new PdPool(p.name(), p.acceleratorType() == null ? "" : p.acceleratorType(), members));
     }
-    return a;
-  }
-
-  /** A whole number as an integer ({@code 300}, not {@code 300.0}), else as it is. */
-  private static void number(final JsonObject o, final String key, final Double v) {
-    if (v == null) {
-      return;
-    }
-    if (v == Math.rint(v) && Math.abs(v) < 1e15) {
-      o.addProperty(key, v.longValue());
-    } else {
-      o.addProperty(key, v);
-    }
-  }
-
-  private static void text(final JsonObject o, final String key, final String v) {
-    if (v != null && !v.isEmpty()) {
-      o.addProperty(key, v);
-    }
+    return out;
   }
 }

@@ -6,7 +6,13 @@ import static io.inferencecache.controlplane.controller.routing.PdFixtures.topol
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonParser;
+import io.inferencecache.controlplane.api.PdTopologyJson;
+import io.inferencecache.controlplane.k8s.model.PDTopology;
+import io.inferencecache.engine.pd.PdMember;
+import io.inferencecache.engine.pd.PdTopology;
+import io.inferencecache.engine.pd.PdTopologySnapshot;
 import io.kubernetes.client.openapi.models.V1Pod;
+import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -21,23 +27,30 @@ class PdTopologyBodyTest {
               pod("dc-0", Map.of("role", "decode"), "Running", "node-1"),
               pod("dc-1", Map.of("role", "decode"), "Failed", "node-2")));
 
-  private static String build(final io.inferencecache.controlplane.k8s.model.PDTopology... t) {
+  private static String build(final PDTopology... t) {
     return PdTopologyBody.build(List.of(t), ns -> PODS.getOrDefault(ns, List.of()));
   }
 
+  /** What the server's codec reads from {@code body}. */
+  private static PdTopologySnapshot decoded(final String body) throws Exception {
+    final byte[] b = body.getBytes(StandardCharsets.UTF_8);
+    return PdTopologyJson.decode(b, b.length);
+  }
+
   @Test
-  void everyFieldOfTheSpecAndTheResolvedMembersReachTheBody() {
+  void everyFieldOfTheSpecAndTheResolvedMembersReachTheBody() throws Exception {
     final String spec =
         SPEC.substring(0, SPEC.length() - 1)
             + ",'transport':'NIXL','decodeLocalPrefillTokens':512,"
             + "'links':{'sameNodeGBps':300,'sameVendorGBps':50,'crossGBps':12.5},"
             + "'kvBytesPerToken':131072}";
-    assertThat(JsonParser.parseString(build(topology("team-a", "llama-pd", spec))))
+    final String body = build(topology("team-a", "llama-pd", spec));
+    assertThat(JsonParser.parseString(body))
         .isEqualTo(
             JsonParser.parseString(
                 ("{'version':1,'topologies':[{'namespace':'team-a','name':'llama-pd',"
                         + "'transport':'NIXL','decodeLocalPrefillTokens':512,"
-                        + "'links':{'sameNodeGBps':300,'sameVendorGBps':50,'crossGBps':12.5},"
+                        + "'links':{'sameNodeGBps':300.0,'sameVendorGBps':50.0,'crossGBps':12.5},"
                         + "'kvBytesPerToken':131072,"
                         + "'prefillPools':[{'name':'prefill','acceleratorType':'h100',"
                         + "'members':[{'replicaId':'pf-0','node':'node-1'}]}],"
@@ -46,39 +59,43 @@ class PdTopologyBodyTest {
                         + "'acceleratorTypes':[{'name':'h100','vendor':'nvidia',"
                         + "'model':'H100-80GB'}]}]}")
                     .replace('\'', '"')));
-    assertThat(build(topology("team-a", "llama-pd", spec))).contains("\"sameNodeGBps\":300,");
+    final PdTopology t = decoded(body).topologies().get(0);
+    assertThat(t.transport()).isEqualTo("NIXL");
+    assertThat(t.links().crossGBps()).isEqualTo(12.5);
+    assertThat(t.decodePools().get(0).members()).containsExactly(new PdMember("dc-0", "node-1"));
   }
 
   @Test
-  void unsetOptionalFieldsAreOmittedAndAnEmptyPoolIsSentWithoutMembers() {
+  void unsetOptionalFieldsTakeTheServersDefaultsAndAnEmptyPoolHasNoMembers() throws Exception {
     final String body =
         build(
             topology(
                 "team-b",
                 "t",
                 "{'prefillPools':[{'name':'p','matchLabels':{'role':'prefill'}}],"
-                    + "'decodePools':[{'name':'d','matchLabels':{'role':'decode'}}]}"));
-    assertThat(body)
-        .isEqualTo(
-            "{\"version\":1,\"topologies\":[{\"namespace\":\"team-b\",\"name\":\"t\","
-                + "\"prefillPools\":[{\"name\":\"p\",\"members\":[]}],"
-                + "\"decodePools\":[{\"name\":\"d\",\"members\":[]}]}]}");
+                    + "'decodePools':[{'name':'d','matchLabels':{'role':'decode'}}],"
+                    + "'links':{'crossGBps':25}}"));
+    final PdTopology t = decoded(body).topologies().get(0);
+    assertThat(t.transport()).isEmpty();
+    assertThat(t.decodeLocalPrefillTokens()).isZero();
+    assertThat(t.kvBytesPerToken()).isEqualTo(PdTopology.KV_BYTES_PER_TOKEN_DEFAULT);
+    assertThat(t.links().sameNodeGBps()).isEqualTo(300);
+    assertThat(t.links().sameVendorGBps()).isEqualTo(50);
+    assertThat(t.links().crossGBps()).isEqualTo(25);
+    assertThat(t.prefillPools().get(0).members()).isEmpty();
+    assertThat(t.decodePools().get(0).acceleratorType()).isEmpty();
   }
 
   @Test
-  void topologiesAreOrderedByNamespaceAndNameAndAnInvalidOneIsLeftOut() {
+  void topologiesAreOrderedByNamespaceAndNameAndAnInvalidOneIsLeftOut() throws Exception {
     final String body =
         build(
             topology("team-b", "a", SPEC),
             topology("team-a", "z", SPEC),
             topology("team-a", "bad", "{'prefillPools':[],'decodePools':[]}"),
             topology("team-a", "b", SPEC));
-    assertThat(JsonParser.parseString(body).getAsJsonObject().getAsJsonArray("topologies"))
-        .extracting(
-            e ->
-                e.getAsJsonObject().get("namespace").getAsString()
-                    + "/"
-                    + e.getAsJsonObject().get("name").getAsString())
+    assertThat(decoded(body).topologies())
+        .extracting(t -> t.namespace() + "/" + t.name())
         .containsExactly("team-a/b", "team-a/z", "team-b/a");
   }
 
