@@ -170,10 +170,11 @@ class RoutingKubeIT {
     final JsonObject ready = awaitReady("pdtopology", ns, "llama-pd", "True", "PoolsResolved");
     assertThat(condition(ready, "Ready")[2])
         .isEqualTo("prefill pool prefill: 1 replica, decode pool decode: 1 replica");
-    assertThat(ready.getAsJsonObject("status").getAsJsonArray("pools").toString())
+    assertThat(ready.getAsJsonObject("status").getAsJsonArray("pools"))
         .isEqualTo(
-            "[{\"name\":\"prefill\",\"role\":\"Prefill\",\"replicas\":1},"
-                + "{\"name\":\"decode\",\"role\":\"Decode\",\"replicas\":1}]");
+            JsonParser.parseString(
+                "[{\"name\":\"prefill\",\"role\":\"Prefill\",\"replicas\":1},"
+                    + "{\"name\":\"decode\",\"role\":\"Decode\",\"replicas\":1}]"));
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
@@ -231,9 +232,7 @@ class RoutingKubeIT {
         .isZero();
     final JsonObject fixed = awaitReady("pdtopology", ns, "bad", "False", "NoMatchingPods");
     assertThat(fixed.getAsJsonObject("status").get("observedGeneration").getAsLong()).isEqualTo(2);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> serverTopology(ns, "bad") != null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> serverTopology(ns, "bad") != null);
   }
 
   @Test
@@ -249,7 +248,8 @@ class RoutingKubeIT {
     assertThat(revision)
         .isEqualTo(
             TemplateRevision.of(
-                TemplateSpecs.of(JSON.getGson().fromJson(ok.toString(), PromptTemplate.class).getSpec())));
+                TemplateSpecs.of(
+                    JSON.getGson().fromJson(ok.toString(), PromptTemplate.class).getSpec())));
     assertThat(ok.getAsJsonObject("status").get("observedGeneration").getAsLong()).isEqualTo(1);
     assertThat(kube.kubectl("get", "prompttemplate", "support", "-n", ns).stdout())
         .as("the Revision printer column")

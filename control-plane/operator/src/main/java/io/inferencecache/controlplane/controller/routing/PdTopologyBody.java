@@ -22,13 +22,13 @@ import java.util.function.Function;
  * {@link PdTopologyJson#write}, the codec the server decodes with.
  *
  * <ul>
- *   <li>Topologies are ordered by (namespace, name); one that breaks {@link PdTopologyRules} is left
- *       out (its {@code Ready} condition says so), so the server never refuses the whole set for
- *       one bad object.
+ *   <li>Topologies are ordered by (namespace, name); one that breaks {@link PdTopologyRules} is
+ *       left out (its {@code Ready} condition says so), so the server never refuses the whole set
+ *       for one bad object.
  *   <li>Each pool's members are {@link PoolResolution}'s: Running pods, by replica id; an empty
  *       pool is sent with no members (the server answers {@code PD_POOL_EMPTY}).
- *   <li>An unset field takes the server's default (the codec writes it): no transport, threshold
- *       0 (never decode-local), each unset link at its {@link PdLinks} default, {@link
+ *   <li>An unset field takes the server's default (the codec writes it): no transport, threshold 0
+ *       (never decode-local), each unset link at its {@link PdLinks} default, {@link
  *       PdTopology#KV_BYTES_PER_TOKEN_DEFAULT}.
  * </ul>
  */
@@ -44,15 +44,13 @@ public final class PdTopologyBody {
    * @param podsIn the pods of a namespace
    */
   public static String build(
-      final Collection<PDTopology> topologies,
-      final Function<String, Collection<V1Pod>> podsIn) {
+      final Collection<PDTopology> topologies, final Function<String, Collection<V1Pod>> podsIn) {
     return PdTopologyJson.write(snapshot(topologies, podsIn));
   }
 
   /** The snapshot {@link #build} encodes. */
   public static PdTopologySnapshot snapshot(
-      final Collection<PDTopology> topologies,
-      final Function<String, Collection<V1Pod>> podsIn) {
+      final Collection<PDTopology> topologies, final Function<String, Collection<V1Pod>> podsIn) {
     final List<PDTopology> sorted = new ArrayList<>(topologies);
     sorted.sort(
         Comparator.comparing((PDTopology t) -> t.getMetadata().getNamespace())
@@ -104,7 +102,8 @@ public final class PdTopologyBody {
         l.crossGBps == null ? PdLinks.CROSS_GBPS_DEFAULT : l.crossGBps);
   }
 
-  private static List<PdPool> pools(final List<PoolResolution.Pool> pools, final PDTopology.Role r) {
+  private static List<PdPool> pools(
+      final List<PoolResolution.Pool> pools, final PDTopology.Role r) {
     final List<PdPool> out = new ArrayList<>();
     for (final PoolResolution.Pool p : pools) {
       if (p.role() != r) {
@@ -114,7 +113,8 @@ public final class PdTopologyBody {
       for (final PoolResolution.Member m : p.members()) {
         members.add(new PdMember(m.replicaId(), m.node()));
       }
-      out.add(new PdPool(p.name(), p.acceleratorType() == null ? "" : p.acceleratorType(), members));
+      out.add(
+          new PdPool(p.name(), p.acceleratorType() == null ? "" : p.acceleratorType(), members));
     }
     return out;
   }
