@@ -16,9 +16,9 @@ import java.util.function.BooleanSupplier;
  * Reconciles one PromptTemplate: compiled by the {@code templates} rules, it gets {@code
  * status.templateRevision} (the {@link io.inferencecache.templates.TemplateRevision} of its spec,
  * the value the server answers as {@code template_revision}) and {@code Ready=True/TemplateValid};
- * a spec that breaks a rule gets {@code Ready=False/InvalidTemplate} naming every field and keeps
- * its last revision. {@code observedGeneration} is the spec's generation. Then every template is
- * pushed.
+ * a spec that breaks a rule gets {@code Ready=False/InvalidTemplate} naming every field and no
+ * revision (it is left out of the push, so the server does not hold it either). {@code
+ * observedGeneration} is the spec's generation. Then every template is pushed.
  */
 final class PromptTemplateReconciler
     extends ReadyReconciler<PromptTemplate, PromptTemplate.Status> {
@@ -60,7 +60,6 @@ final class PromptTemplateReconciler
     final PromptTemplate.Status st = new PromptTemplate.Status();
     final long generation = cr.generation();
     st.observedGeneration = generation;
-    st.templateRevision = old == null ? null : old.templateRevision;
     st.conditions = ReadyConditions.copy(old == null ? null : old.conditions);
     try {
       final io.inferencecache.templates.PromptTemplate t = TemplateSpecs.compile(cr);

@@ -84,13 +84,14 @@ class PromptTemplateBodyTest {
   }
 
   @Test
-  void anInvalidTemplateNamesTheFieldAndKeepsItsLastRevision() {
+  void anInvalidTemplateNamesTheFieldAndHasNoRevisionLikeTheServer() {
     final PromptTemplate.Status valid =
         PromptTemplateReconciler.verdict(template("team-a", "t", SUPPORT), null, T0);
     final PromptTemplate.Status st =
         PromptTemplateReconciler.verdict(
             template("team-a", "t", MUTABLE_FIRST), valid, T0.plusMinutes(1));
-    assertThat(st.templateRevision).isEqualTo(valid.templateRevision);
+    assertThat(valid.templateRevision).startsWith("sha256:");
+    assertThat(st.templateRevision).as("left out of the push: the server holds none").isNull();
     assertThat(ready(st).getStatus()).isEqualTo("False");
     assertThat(ready(st).getReason()).isEqualTo("InvalidTemplate");
     assertThat(ready(st).getMessage())
