@@ -91,6 +91,22 @@ class AuthIT {
     assertThat(
             call("POST", server.snapshotUrl("/policy"), POLICY, "Bearer controller").statusCode())
         .isEqualTo(204);
+    // /prompt-templates is authorised as /policy is: the policy audience
+    final String templates = "{\"version\":1,\"templates\":[]}";
+    assertThat(
+            call(
+                    "POST",
+                    server.snapshotUrl("/prompt-templates"),
+                    templates,
+                    "Bearer controller-only")
+                .statusCode())
+        .isEqualTo(401);
+    assertThat(
+            call("POST", server.snapshotUrl("/prompt-templates"), templates, "Bearer controller")
+                .statusCode())
+        .isEqualTo(204);
+    assertThat(call("GET", server.snapshotUrl("/prompt-templates"), null, null).statusCode())
+        .isEqualTo(401);
     assertThat(api.seenAudiences()).contains(CONTROLLER_AUD, POLICY_AUD);
   }
 

@@ -48,6 +48,20 @@ public enum MetricFamily {
       "pool",
       "role",
       "topology"),
+  RENDER_TEMPLATE(
+      "inferencecache_render_template",
+      Collector.Type.COUNTER,
+      "RenderTemplate answers by reason code (OK, TEMPLATE_NOT_FOUND, RENDER_ERROR).",
+      "reason"),
+  TEMPLATE_STABLE_SLOT_DISTINCT_VALUES(
+      "inferencecache_template_stable_slot_distinct_values",
+      Collector.Type.GAUGE,
+      "Estimated distinct values each Stable slot of a held PromptTemplate was rendered with"
+          + " (UltraLogLog sketch, ~2.4 % error); a climbing count is a Stable slot busting the"
+          + " prefix cache.",
+      "namespace",
+      "slot",
+      "template"),
   INDEX_EVICTIONS(
       "inferencecache_index_evictions",
       Collector.Type.COUNTER,

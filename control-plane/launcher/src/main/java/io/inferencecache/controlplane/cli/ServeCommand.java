@@ -100,6 +100,14 @@ public final class ServeCommand implements Callable<Integer> {
   String tokenizerModelsDir;
 
   @Option(
+      names = "--tenant-key-file",
+      paramLabel = "FILE",
+      description =
+          "Secret of RenderTemplate's tenant_namespace (HMAC-SHA256 of the tenant id; default"
+              + " none: empty).")
+  String tenantKeyFile;
+
+  @Option(
       names = "--log-format",
       paramLabel = "FORMAT",
       description = "json or text (default json).")
@@ -161,6 +169,7 @@ public final class ServeCommand implements Callable<Integer> {
         engineBlockSize,
         tokenizerModelsDir,
         logFormat,
-        logLevel);
+        logLevel,
+        tenantKeyFile);
   }
 }

@@ -248,6 +248,7 @@ class ClientIT {
                 null,
                 null,
                 null,
+                null,
                 null),
             null)) {
       final String at = "127.0.0.1:" + secure.grpcPort();

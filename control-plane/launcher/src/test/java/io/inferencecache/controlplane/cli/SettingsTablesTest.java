@@ -99,7 +99,7 @@ class SettingsTablesTest {
   @Test
   void everyServeFlagOverridesItsYamlKey() throws Exception {
     final Map<String, String> flags = flagTableKeys();
-    assertThat(flags).containsEntry("--grpc-bind-address", "listeners.grpc").hasSize(13);
+    assertThat(flags).containsEntry("--grpc-bind-address", "listeners.grpc").hasSize(14);
     final ControlPlaneConfiguration defaults = new ControlPlaneConfiguration();
     for (final Map.Entry<String, String> row : flags.entrySet()) {
       final String key = row.getValue();

@@ -21,12 +21,14 @@ import io.inferencecache.controlplane.server.core.IndexLifecycle;
 import io.inferencecache.controlplane.server.core.Readiness;
 import io.inferencecache.controlplane.server.core.ReplicationLifecycle;
 import io.inferencecache.controlplane.server.core.ServerEvents;
+import io.inferencecache.controlplane.server.core.StartupChecks;
 import io.inferencecache.controlplane.server.health.ReadinessHealthCheck;
 import io.inferencecache.controlplane.server.metrics.AuthMetrics;
 import io.inferencecache.controlplane.server.metrics.IndexMetrics;
 import io.inferencecache.controlplane.server.metrics.PrometheusMetricSource;
 import io.inferencecache.controlplane.server.metrics.RouteMetrics;
 import io.inferencecache.controlplane.server.metrics.ServerMetrics;
+import io.inferencecache.controlplane.server.metrics.TemplateMetrics;
 import io.inferencecache.controlplane.server.probe.Prober;
 import io.inferencecache.controlplane.server.resources.Authentication;
 import io.inferencecache.controlplane.server.resources.Endpoint;
@@ -36,9 +38,12 @@ import io.inferencecache.controlplane.server.resources.MetricsEndpoint;
 import io.inferencecache.controlplane.server.resources.PdTopologyEndpoint;
 import io.inferencecache.controlplane.server.resources.PolicyEndpoint;
 import io.inferencecache.controlplane.server.resources.ProbeEndpoint;
+import io.inferencecache.controlplane.server.resources.PromptTemplateEndpoint;
 import io.inferencecache.controlplane.server.resources.SnapshotEndpoint;
+import io.inferencecache.service.render.TenantKey;
 import io.inferencecache.service.server.BindAddress;
 import io.inferencecache.service.server.GrpcServerConfig;
+import io.inferencecache.templates.TemplateStore;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
@@ -102,6 +107,9 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
     serverMetrics.tlsEnabled(config.getTls().enabled());
     final RouteMetrics routeMetrics = new RouteMetrics(registry);
     final IndexMetrics indexMetrics = new IndexMetrics(registry);
+    final TemplateStore templates = new TemplateStore();
+    final TemplateMetrics templateMetrics = new TemplateMetrics(registry, templates);
+    final TenantKey tenantKey = StartupChecks.tenantKey(config.getTemplates());
     final PrometheusExposition exposition = new PrometheusExposition(registry);
     // StreamCacheEvents / StreamMetrics: every index change, and every inferencecache_* sample
     // of /metrics (the same collector output, so the two never disagree).
@@ -132,7 +140,10 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
                     config.getGrpc(),
                     config.getEngine(),
                     changeFeed,
-                    replication != null ? replication.forwarder() : null),
+                    replication != null ? replication.forwarder() : null,
+                    templates,
+                    templateMetrics::record,
+                    tenantKey),
             serverMetrics);
     environment.lifecycle().manage(index);
     if (replication != null) {
@@ -216,6 +227,10 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
             "/pd-topologies",
                 Authentication.require(
                     policyAuth, new PdTopologyEndpoint(index, routeMetrics.pd())),
+            "/prompt-templates",
+                Authentication.require(
+                    policyAuth,
+                    new PromptTemplateEndpoint(templates, templateMetrics::templatesReplaced)),
             "/probe",
                 Authentication.require(probeAuth, new ProbeEndpoint(new Prober(index, null))));
     environment.jersey().disable();

@@ -28,6 +28,7 @@ public final class ControlPlaneConfiguration extends Configuration {
   @Valid @NotNull private AuthSettings auth = new AuthSettings();
   @Valid @NotNull private TlsSettings tls = new TlsSettings();
   @Valid @NotNull private EngineSettings engine = new EngineSettings();
+  @Valid @NotNull private TemplateSettings templates = new TemplateSettings();
   @Valid @NotNull private LogSettings log = new LogSettings();
   @Valid @NotNull private IndexSettings index = new IndexSettings();
   @Valid @NotNull private GrpcSettings grpc = new GrpcSettings();
@@ -100,6 +101,16 @@ public final class ControlPlaneConfiguration extends Configuration {
   @JsonProperty
   public void setEngine(final EngineSettings v) {
     this.engine = v;
+  }
+
+  @JsonProperty
+  public TemplateSettings getTemplates() {
+    return templates;
+  }
+
+  @JsonProperty
+  public void setTemplates(final TemplateSettings v) {
+    this.templates = v;
   }
 
   @JsonProperty

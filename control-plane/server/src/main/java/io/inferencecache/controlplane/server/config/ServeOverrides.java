@@ -17,12 +17,13 @@ public record ServeOverrides(
     Integer engineBlockSize,
     String tokenizerModelsDir,
     String logFormat,
-    String logLevel) {
+    String logLevel,
+    String tenantKeyFile) {
 
   /** No flag given. */
   public static final ServeOverrides NONE =
       new ServeOverrides(
-          null, null, null, null, null, null, null, null, null, null, null, null, null);
+          null, null, null, null, null, null, null, null, null, null, null, null, null, null);
 
   /** Writes every given flag into {@code c}. */
   public void applyTo(final ControlPlaneConfiguration c) {
@@ -65,6 +66,9 @@ public record ServeOverrides(
     if (logLevel != null) {
       c.getLog().setLevel(logLevel);
     }
+    if (tenantKeyFile != null) {
+      c.getTemplates().setTenantKeyFile(tenantKeyFile);
+    }
   }
 
   /** This with the listener addresses replaced (tests bind ephemeral ports). */
@@ -82,7 +86,8 @@ public record ServeOverrides(
         engineBlockSize,
         tokenizerModelsDir,
         logFormat,
-        logLevel);
+        logLevel,
+        tenantKeyFile);
   }
 
   /** This with authentication disabled. */
@@ -100,7 +105,8 @@ public record ServeOverrides(
         engineBlockSize,
         tokenizerModelsDir,
         logFormat,
-        logLevel);
+        logLevel,
+        tenantKeyFile);
   }
 
   /** This requiring {@code serviceAccount}. */
@@ -118,6 +124,7 @@ public record ServeOverrides(
         engineBlockSize,
         tokenizerModelsDir,
         logFormat,
-        logLevel);
+        logLevel,
+        tenantKeyFile);
   }
 }

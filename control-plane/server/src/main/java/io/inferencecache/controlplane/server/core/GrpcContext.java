@@ -18,6 +18,9 @@ import io.inferencecache.service.server.BindAddress;
  * @param engine block size and tokenizer directory for token_ids / prompt_text lookups
  * @param feed the StreamCacheEvents / StreamMetrics feed (an index listener, registered already)
  * @param forwarder where ReportCacheState / PublishEvent go first (replication on), or null
+ * @param templates the PromptTemplates RenderTemplate renders from ({@code /prompt-templates})
+ * @param renderMetrics pass {@code templateMetrics::record} as the service's {@code RenderMetrics}
+ * @param tenantKey the secret of RenderTemplate's {@code tenant_namespace}
  */
 public record GrpcContext(
     CacheIndex index,
@@ -27,4 +30,7 @@ public record GrpcContext(
     GrpcSettings grpc,
     EngineSettings engine,
     io.inferencecache.service.streams.IndexChangeFeed feed,
-    io.inferencecache.service.ingest.IngestForwarder forwarder) {}
+    io.inferencecache.service.ingest.IngestForwarder forwarder,
+    io.inferencecache.templates.TemplateStore templates,
+    io.inferencecache.service.render.RenderMetrics renderMetrics,
+    io.inferencecache.service.render.TenantKey tenantKey) {}

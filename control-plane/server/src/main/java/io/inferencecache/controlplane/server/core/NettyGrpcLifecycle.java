@@ -6,6 +6,7 @@ import io.inferencecache.service.lookup.LookupMetrics;
 import io.inferencecache.service.lookup.LookupRouteHandler;
 import io.inferencecache.service.prompt.HuggingFaceTokenizers;
 import io.inferencecache.service.prompt.PromptTokenizer;
+import io.inferencecache.service.render.RenderTemplates;
 import io.inferencecache.service.server.GrpcServer;
 import io.inferencecache.service.server.GrpcServerConfig;
 import io.inferencecache.service.server.InferenceCacheService;
@@ -17,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The real gRPC server: the service module's grpc-netty {@link GrpcServer} serving {@link
  * InferenceCacheService} (zero-copy LookupRoute) over the open index, with the tokenizers of {@code
- * --tokenizer-models-dir} for prompt_text lookups.
+ * --tokenizer-models-dir} for prompt_text lookups and RenderTemplate's stable-prefix hash.
  */
 public final class NettyGrpcLifecycle implements GrpcLifecycle {
   private static final Logger LOG = LoggerFactory.getLogger(NettyGrpcLifecycle.class);
@@ -47,6 +48,13 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
     if (context.forwarder() != null) {
       service.forwardIngest(context.forwarder());
     }
+    service.renderTemplates(
+        new RenderTemplates(
+            context.templates(),
+            tokenizer,
+            context.engine().getBlockSize(),
+            context.tenantKey(),
+            context.renderMetrics()));
     final GrpcServerConfig cfg =
         context
             .grpc()

@@ -1,7 +1,9 @@
 package io.inferencecache.controlplane.server.core;
 
 import io.inferencecache.controlplane.server.config.AuthSettings;
+import io.inferencecache.controlplane.server.config.TemplateSettings;
 import io.inferencecache.controlplane.server.config.TlsSettings;
+import io.inferencecache.service.render.TenantKey;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -85,6 +87,23 @@ public final class StartupChecks {
     } catch (IOException e) {
       throw new StartupException(
           StartupException.FAILURE, "server: load TLS key pair: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The {@code --tenant-key-file} secret ({@link TenantKey#NONE} when none is configured); an
+   * unreadable or short file is exit 1.
+   */
+  public static TenantKey tenantKey(final TemplateSettings templates) {
+    final String file = templates.getTenantKeyFile();
+    if (file == null || file.isBlank()) {
+      return TenantKey.NONE;
+    }
+    try {
+      return TenantKey.fromFile(Path.of(file.trim()));
+    } catch (IOException | IllegalArgumentException e) {
+      throw new StartupException(
+          StartupException.FAILURE, "server: --tenant-key-file: " + e.getMessage(), e);
     }
   }
 

@@ -37,26 +37,32 @@ final class HttpText {
   }
 
   /**
-   * A GET or HEAD read-back of what the server holds: 200 {@code application/json} with its length,
-   * the body for GET only.
+   * Answers a GET or HEAD of a held JSON document ({@code /policy}, {@code /prompt-templates},
+   * {@code /pd-topologies}): 200, {@code application/json}, its length, and the body for GET only.
+   * Returns false, answering nothing, for any other method.
    */
-  static void readBack(
+  static boolean heldJson(
       final HttpServletRequest req, final HttpServletResponse resp, final String json)
       throws IOException {
+    final String method = req.getMethod();
+    if (!"GET".equals(method) && !"HEAD".equals(method)) {
+      return false;
+    }
     final byte[] held = json.getBytes(StandardCharsets.UTF_8);
     resp.setStatus(HttpServletResponse.SC_OK);
     resp.setContentType("application/json");
     resp.setContentLength(held.length);
-    if ("GET".equals(req.getMethod())) {
+    if ("GET".equals(method)) {
       resp.getOutputStream().write(held);
     }
+    return true;
   }
 
   /**
    * The common part of an endpoint whose POST/PUT replaces a whole set and whose GET/HEAD reads it
-   * back ({@code /policy}, {@code /pd-topologies}): answers GET and HEAD with {@code held}, other
-   * methods than POST and PUT with 405, a body over {@code limit} with 400 ({@code decode <what>:
-   * http: request body too large}); returns the body to decode, or {@code null} when answered.
+   * back ({@code /pd-topologies}): answers GET and HEAD with {@code held} ({@link #heldJson}), then
+   * as {@link #replaceBody} with the message {@code decode <what>: http: request body too large};
+   * returns the body to decode, or {@code null} when answered.
    */
   static Body replaceWhole(
       final HttpServletRequest req,
@@ -66,20 +72,31 @@ final class HttpText {
       final int limit)
       throws IOException {
     final String method = req.getMethod();
-    if ("GET".equals(method) || "HEAD".equals(method)) {
-      readBack(req, resp, held.get());
+    if (("GET".equals(method) || "HEAD".equals(method)) && heldJson(req, resp, held.get())) {
       return null;
     }
+    return replaceBody(req, resp, limit, "decode " + what + ": http: request body too large");
+  }
+
+  /**
+   * The body of a replace-on-write (POST or PUT, at most {@code limit} bytes); {@code null} once
+   * answered: 405 (allowing GET, HEAD, POST, PUT) for another method, 400 {@code tooLarge} over the
+   * limit.
+   */
+  static Body replaceBody(
+      final HttpServletRequest req,
+      final HttpServletResponse resp,
+      final int limit,
+      final String tooLarge)
+      throws IOException {
+    final String method = req.getMethod();
     if (!"POST".equals(method) && !"PUT".equals(method)) {
       methodNotAllowed(resp, "GET, HEAD, POST, PUT");
       return null;
     }
     final Body body = read(req, limit);
     if (body.tooLarge()) {
-      error(
-          resp,
-          HttpServletResponse.SC_BAD_REQUEST,
-          "decode " + what + ": http: request body too large");
+      error(resp, HttpServletResponse.SC_BAD_REQUEST, tooLarge);
       return null;
     }
     return body;

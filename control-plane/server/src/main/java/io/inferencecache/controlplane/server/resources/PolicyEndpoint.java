@@ -27,13 +27,12 @@ public final class PolicyEndpoint implements Endpoint {
   @Override
   public void handle(final HttpServletRequest req, final HttpServletResponse resp)
       throws IOException {
+    if (HttpText.heldJson(req, resp, PolicyJson.write(index.get().policyStore().current()))) {
+      return;
+    }
     final HttpText.Body body =
-        HttpText.replaceWhole(
-            req,
-            resp,
-            () -> PolicyJson.write(index.get().policyStore().current()),
-            "policy snapshot",
-            MAX_BODY_BYTES);
+        HttpText.replaceBody(
+            req, resp, MAX_BODY_BYTES, "decode policy snapshot: http: request body too large");
     if (body == null) {
       return;
     }
