@@ -190,10 +190,20 @@ class RoutingKubeIT {
 
   /** The server's own copy of topology {@code ns/name} ({@code GET /pd-topologies}), or null. */
   private JsonObject serverTopology(final String ns, final String name) throws Exception {
-    final HttpResponse<String> r = Http.get(server.snapshotUrl("/pd-topologies"));
+    return held("/pd-topologies", "topologies", ns, name);
+  }
+
+  /** The server's own copy of template {@code ns/name} ({@code GET /prompt-templates}), or null. */
+  private JsonObject serverTemplate(final String ns, final String name) throws Exception {
+    return held("/prompt-templates", "templates", ns, name);
+  }
+
+  private JsonObject held(final String path, final String list, final String ns, final String name)
+      throws Exception {
+    final HttpResponse<String> r = Http.get(server.snapshotUrl(path));
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     for (final JsonElement e :
-        JsonParser.parseString(r.body()).getAsJsonObject().getAsJsonArray("topologies")) {
+        JsonParser.parseString(r.body()).getAsJsonObject().getAsJsonArray(list)) {
       final JsonObject t = e.getAsJsonObject();
       if (ns.equals(t.get("namespace").getAsString()) && name.equals(t.get("name").getAsString())) {
         return t;
@@ -236,7 +246,8 @@ class RoutingKubeIT {
   }
 
   @Test
-  void aValidTemplateGetsTheServersRevisionAndABrokenEditIsNotReadyNamingTheFieldWithoutRevision() {
+  void aValidTemplateGetsTheServersRevisionAndABrokenEditIsNotReadyNamingTheFieldWithoutRevision()
+      throws Exception {
     final String ns = kube.newNamespace();
     final String spec =
         "{modelId: meta-llama/Llama-3.1-8B-Instruct, body: \"{{.system}} User: {{.question}}\","
@@ -254,6 +265,18 @@ class RoutingKubeIT {
     assertThat(kube.kubectl("get", "prompttemplate", "support", "-n", ns).stdout())
         .as("the Revision printer column")
         .contains(revision);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              final JsonObject held = serverTemplate(ns, "support");
+              assertThat(held).as("the server holds the template").isNotNull();
+              assertThat(held.get("revision").getAsString())
+                  .as("the server's revision is the status's")
+                  .isEqualTo(revision);
+              assertThat(held.get("modelId").getAsString())
+                  .isEqualTo("meta-llama/Llama-3.1-8B-Instruct");
+            });
 
     assertThat(
             kube.kubectl(
@@ -273,6 +296,9 @@ class RoutingKubeIT {
     assertThat(bad.getAsJsonObject("status").has("templateRevision"))
         .as("no revision: the server does not hold it")
         .isFalse();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> serverTemplate(ns, "support") == null);
     assertThat(bad.getAsJsonObject("status").get("observedGeneration").getAsLong()).isEqualTo(2);
   }
 }
