@@ -333,7 +333,7 @@ class WebhooksKubeIT {
                 + "spec: {prefillPools: [{name: a, matchLabels: {role: p}}],"
                 + " decodePools: [{name: a, acceleratorType: a100}]}\n");
     assertThat(r.stderr())
-        .contains("PDTopology.inferencecache.io \"t\" is invalid")
+        .contains("The PDTopology \"t\" is invalid")
         .contains("spec.decodePools[0].name: Duplicate value: \"a\"")
         .contains("spec.decodePools[0].matchLabels: Required value")
         .contains(
@@ -372,7 +372,7 @@ class WebhooksKubeIT {
                 + "spec: {body: \"{{.question}} {{.system}} {{.missing}}\", slots: [{name: system,"
                 + " type: Stable}, {name: question, type: Mutable}]}\n");
     assertThat(r.stderr())
-        .contains("PromptTemplate.inferencecache.io \"support\" is invalid")
+        .contains("The PromptTemplate \"support\" is invalid")
         .contains("{{.missing}} at offset")
         .contains("spec.body: Invalid value")
         .contains("Stable slot \"system\"");
