@@ -15,26 +15,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * LookupPDRoute metrics: {@code inferencecache_pd_route_total{reason}}, {@code
  * inferencecache_pd_route_latency_seconds} and {@code
  * inferencecache_pd_pool_replicas{namespace,topology,pool,role}}. {@link #record} has the shape of
- * the service's {@code PdRouteMetrics#record}. A reason's counter is registered at its first call;
- * the pool gauges are replaced whole by {@link #pools} after each push (a topology or pool no
- * longer pushed disappears). Thread-safe; {@link #record} allocates nothing for a reason seen
- * before.
+ * the service's {@code PdRouteMetrics#record}. A reason's counter and the histogram are registered
+ * at their first call; the pool gauges are replaced whole by {@link #pools} after each push (a
+ * topology or pool no longer pushed disappears). Thread-safe; {@link #record} allocates nothing for
+ * a reason seen before.
  */
 public final class PdMetrics {
   private final MetricRegistry registry;
-  private final BucketedHistogram latency;
+  private volatile BucketedHistogram latency;
   private final ConcurrentHashMap<String, Counter> byReason = new ConcurrentHashMap<>();
   private final Object poolsLock = new Object();
   private List<String> poolSeries = List.of();
 
   public PdMetrics(final MetricRegistry registry) {
     this.registry = registry;
-    this.latency =
-        Registrations.getOrRegister(
-            registry,
-            MetricFamily.PD_ROUTE_LATENCY.registryName(),
-            () -> new BucketedHistogram(MetricFamily.LATENCY_BUCKETS),
-            BucketedHistogram.class);
   }
 
   /** Records one LookupPDRoute call. */
@@ -46,7 +40,17 @@ public final class PdMetrics {
               reasonCode, r -> registry.counter(MetricFamily.PD_ROUTE_CALLS.registryName(r)));
     }
     c.inc();
-    latency.observe(latencyNanos / 1e9);
+    BucketedHistogram h = latency;
+    if (h == null) { // registered at the first call, so a server without P/D exports no family
+      h =
+          Registrations.getOrRegister(
+              registry,
+              MetricFamily.PD_ROUTE_LATENCY.registryName(),
+              () -> new BucketedHistogram(MetricFamily.LATENCY_BUCKETS),
+              BucketedHistogram.class);
+      latency = h;
+    }
+    h.observe(latencyNanos / 1e9);
   }
 
   /** Replaces the pool gauges with those of {@code snapshot} (members listed per pool). */
