@@ -296,9 +296,7 @@ class RoutingKubeIT {
     assertThat(bad.getAsJsonObject("status").has("templateRevision"))
         .as("no revision: the server does not hold it")
         .isFalse();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> serverTemplate(ns, "support") == null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> serverTemplate(ns, "support") == null);
     assertThat(bad.getAsJsonObject("status").get("observedGeneration").getAsLong()).isEqualTo(2);
   }
 }
