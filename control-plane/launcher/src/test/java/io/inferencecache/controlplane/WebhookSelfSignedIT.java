@@ -161,7 +161,7 @@ class WebhookSelfSignedIT {
         webhooks++;
       }
     }
-    assertThat(webhooks).isEqualTo(7);
+    assertThat(webhooks).isEqualTo(9);
     return bundle;
   }
 

@@ -12,6 +12,7 @@ import io.inferencecache.controlplane.k8s.model.CacheTenant;
 import io.inferencecache.controlplane.k8s.model.ConditionedStatus;
 import io.inferencecache.controlplane.k8s.model.CrdKind;
 import io.inferencecache.controlplane.k8s.model.CustomResource;
+import io.inferencecache.controlplane.k8s.model.PDTopology;
 import io.inferencecache.controlplane.k8s.model.PromptTemplate;
 import io.inferencecache.controlplane.k8s.samples.Samples;
 import io.inferencecache.kubelocal.KubeLocal;
@@ -251,6 +252,14 @@ class CustomResourcesIT {
       PromptTemplate.Status p = new PromptTemplate.Status();
       p.templateRevision = "r1";
       s = p;
+    } else if (object instanceof PDTopology) {
+      PDTopology.Status d = new PDTopology.Status();
+      PDTopology.PoolStatus pool = new PDTopology.PoolStatus();
+      pool.name = "prefill";
+      pool.role = PDTopology.Role.PREFILL;
+      pool.replicas = 2;
+      d.pools = List.of(pool);
+      s = d;
     } else {
       s = new ConditionedStatus();
     }

@@ -175,6 +175,28 @@ class WebhooksKubeIT {
             "[CREATE, UPDATE]",
             label,
             bundle));
+    validating.append(
+        webhook(
+            "vpdtopology",
+            base + Webhooks.VALIDATE_PD_TOPOLOGY,
+            "Fail",
+            "inferencecache.io",
+            "v1alpha1",
+            "pdtopologies",
+            "[CREATE, UPDATE]",
+            label,
+            bundle));
+    validating.append(
+        webhook(
+            "vprompttemplate",
+            base + Webhooks.VALIDATE_PROMPT_TEMPLATE,
+            "Fail",
+            "inferencecache.io",
+            "v1alpha1",
+            "prompttemplates",
+            "[CREATE, UPDATE]",
+            label,
+            bundle));
     final String name = "inference-cache-it-" + run + "-" + scope;
     final String yaml =
         "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: "
@@ -297,6 +319,70 @@ class WebhooksKubeIT {
                 + " namespace \""
                 + ns
                 + "\"");
+  }
+
+  @Test
+  void aPdTopologyBreakingTheRulesIsRefusedNamingEachFieldAndAGoodOneIsAdmitted() {
+    final String ns = namespace("up");
+    final String head =
+        "apiVersion: inferencecache.io/v1alpha1\nkind: PDTopology\nmetadata: {name: t}\n";
+    final ProcessResult r =
+        refused(
+            ns,
+            head
+                + "spec: {prefillPools: [{name: a, matchLabels: {role: p}}],"
+                + " decodePools: [{name: a, acceleratorType: a100}]}\n");
+    assertThat(r.stderr())
+        .contains("The PDTopology \"t\" is invalid")
+        .contains("spec.decodePools[0].name: Duplicate value: \"a\"")
+        .contains("spec.decodePools[0].matchLabels: Required value")
+        .contains(
+            "spec.decodePools[0].acceleratorType: Invalid value: \"a100\": names no entry of"
+                + " spec.acceleratorTypes");
+    final ProcessResult good =
+        apply(
+            ns,
+            head
+                + "spec: {prefillPools: [{name: p, matchLabels: {role: p}}],"
+                + " decodePools: [{name: d, matchLabels: {role: d}}], transport: Mooncake}\n");
+    assertThat(good.exitCode()).as(good.stderr()).isZero();
+    final ProcessResult update =
+        kube.kubectl(
+            "patch",
+            "pdtopology",
+            "t",
+            "-n",
+            ns,
+            "--type=merge",
+            "-p",
+            "{\"spec\":{\"decodePools\":[{\"name\":\"p\",\"matchLabels\":{\"role\":\"d\"}}]}}");
+    assertThat(update.exitCode()).isNotZero();
+    assertThat(update.stderr()).contains("spec.decodePools[0].name: Duplicate value: \"p\"");
+  }
+
+  @Test
+  void aPromptTemplateBreakingTheTemplateRulesIsRefusedNamingTheField() {
+    final String ns = namespace("up");
+    final String head =
+        "apiVersion: inferencecache.io/v1alpha1\nkind: PromptTemplate\nmetadata: {name: support}\n";
+    final ProcessResult r =
+        refused(
+            ns,
+            head
+                + "spec: {body: \"{{.question}} {{.system}} {{.missing}}\", slots: [{name: system,"
+                + " type: Stable}, {name: question, type: Mutable}]}\n");
+    assertThat(r.stderr())
+        .contains("The PromptTemplate \"support\" is invalid")
+        .contains("{{.missing}} at offset")
+        .contains("spec.body: Invalid value")
+        .contains("Stable slot \"system\"");
+    final ProcessResult good =
+        apply(
+            ns,
+            head
+                + "spec: {body: \"{{.system}} {{.question}}\", slots: [{name: system, type: Stable},"
+                + " {name: question, type: Mutable}]}\n");
+    assertThat(good.exitCode()).as(good.stderr()).isZero();
   }
 
   @Test

@@ -4,6 +4,9 @@ import com.codahale.metrics.MetricRegistry;
 import io.inferencecache.controlplane.controller.backend.BackendControllers;
 import io.inferencecache.controlplane.controller.bridge.ServerBridge;
 import io.inferencecache.controlplane.controller.metrics.ControllerMetrics;
+import io.inferencecache.controlplane.controller.metrics.MeteredQueue;
+import io.inferencecache.controlplane.controller.routing.RoutingControllers;
+import io.inferencecache.controlplane.controller.routing.SetPush;
 import io.inferencecache.controlplane.controller.status.EventRecorder;
 import io.inferencecache.controlplane.controller.status.StatusWriter;
 import io.inferencecache.controlplane.k8s.model.CacheIndexResource;
@@ -61,6 +64,7 @@ public final class ControllerRuntime implements AutoCloseable {
   private final CacheIndexPoller poller;
   private final EventRecorder events;
   private final BackendControllers backends;
+  private final RoutingControllers routing;
   private final ControllerMetrics metrics;
   private final Map<CrdKind<?, ?>, ControllerMetrics.Reconciles> reconciles = new HashMap<>();
   private volatile LeaderElector elector;
@@ -138,6 +142,17 @@ public final class ControllerRuntime implements AutoCloseable {
             identity,
             metrics,
             leading::get);
+    this.routing =
+        new RoutingControllers(
+            client,
+            watchClient,
+            backends.informers(),
+            backends.pods(),
+            options.serverPolicyUrl(),
+            options.policyTokenFile(),
+            identity,
+            metrics,
+            leading::get);
     poller.onSnapshot(backends.participation());
     metrics.snapshotPolls();
     poller.onPoll(metrics::snapshotPoll);
@@ -146,6 +161,11 @@ public final class ControllerRuntime implements AutoCloseable {
   /** The CacheBackend reconcilers (tests). */
   public BackendControllers backends() {
     return backends;
+  }
+
+  /** The PDTopology and PromptTemplate reconcilers and their pushes (tests). */
+  public RoutingControllers routing() {
+    return routing;
   }
 
   /** The name of the push controller fed by {@code kind} (metrics label, thread names). */
@@ -203,8 +223,13 @@ public final class ControllerRuntime implements AutoCloseable {
       t.start();
     }
     backends.startLeading();
+    routing.startLeading();
     ticks.scheduleWithFixedDelay(
         push::tick, 0, positive(options.cachePolicyPushInterval()), TimeUnit.MILLISECONDS);
+    for (final SetPush p : routing.pushes()) {
+      ticks.scheduleWithFixedDelay(
+          p::tick, 0, positive(options.cachePolicyPushInterval()), TimeUnit.MILLISECONDS);
+    }
     ticks.scheduleWithFixedDelay(
         poller::refresh, 0, positive(options.cacheIndexRefreshInterval()), TimeUnit.MILLISECONDS);
   }
@@ -231,6 +256,7 @@ public final class ControllerRuntime implements AutoCloseable {
     }
     controllers.clear();
     backends.stopLeading();
+    routing.stopLeading();
   }
 
   private <O extends CustomResource<?, ?>> Controller pushController(

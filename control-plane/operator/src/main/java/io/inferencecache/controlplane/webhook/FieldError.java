@@ -3,13 +3,14 @@ package io.inferencecache.controlplane.webhook;
 /**
  * One refused field, rendered as Kubernetes renders a {@code field.Error}: {@code <field>: Invalid
  * value: "<bad>": <detail>}, {@code <field>: Forbidden: <detail>}, {@code <field>: Required value:
- * <detail>} or {@code <field>: Unsupported value: "<bad>": <detail>}. Equality (type, field, bad
- * value, detail) is what "introduced by this update" compares.
+ * <detail>}, {@code <field>: Unsupported value: "<bad>": <detail>} or {@code <field>: Duplicate
+ * value: "<bad>": <detail>}. Equality (type, field, bad value, detail) is what "introduced by this
+ * update" compares.
  *
  * @param type the error type
  * @param field the field path, e.g. {@code spec.evictionTTL}
- * @param badValue the refused value as text (only for {@link Type#INVALID} and {@link
- *     Type#NOT_SUPPORTED}), or null
+ * @param badValue the refused value as text (only for {@link Type#INVALID}, {@link
+ *     Type#NOT_SUPPORTED} and {@link Type#DUPLICATE}), or null
  * @param detail what is wrong and what is expected
  */
 public record FieldError(Type type, String field, String badValue, String detail) {
@@ -18,7 +19,8 @@ public record FieldError(Type type, String field, String badValue, String detail
     INVALID("Invalid value", "FieldValueInvalid"),
     FORBIDDEN("Forbidden", "FieldValueForbidden"),
     REQUIRED("Required value", "FieldValueRequired"),
-    NOT_SUPPORTED("Unsupported value", "FieldValueNotSupported");
+    NOT_SUPPORTED("Unsupported value", "FieldValueNotSupported"),
+    DUPLICATE("Duplicate value", "FieldValueDuplicate");
 
     private final String text;
     private final String reason;
@@ -49,6 +51,11 @@ public record FieldError(Type type, String field, String badValue, String detail
   public static FieldError notSupported(
       final String field, final Object badValue, final String detail) {
     return new FieldError(Type.NOT_SUPPORTED, field, String.valueOf(badValue), detail);
+  }
+
+  public static FieldError duplicate(
+      final String field, final Object badValue, final String detail) {
+    return new FieldError(Type.DUPLICATE, field, String.valueOf(badValue), detail);
   }
 
   /** The message without the field: {@code Invalid value: "x": detail}. */

@@ -25,6 +25,10 @@ public final class Webhooks {
       "/validate-inferencecache-io-v1alpha1-cachepolicy";
   public static final String VALIDATE_CACHE_TENANT =
       "/validate-inferencecache-io-v1alpha1-cachetenant";
+  public static final String VALIDATE_PD_TOPOLOGY =
+      "/validate-inferencecache-io-v1alpha1-pdtopology";
+  public static final String VALIDATE_PROMPT_TEMPLATE =
+      "/validate-inferencecache-io-v1alpha1-prompttemplate";
 
   /** Default of {@code --webhook-cert-dir}. */
   public static final String CERT_DIR_DEFAULT = "/tmp/k8s-webhook-server/serving-certs";
@@ -52,6 +56,8 @@ public final class Webhooks {
     h.put(
         VALIDATE_CACHE_TENANT,
         new CacheTenantValidator(NamespaceLister.live(CacheTenant.CRD, client)));
+    h.put(VALIDATE_PD_TOPOLOGY, new PDTopologyValidator());
+    h.put(VALIDATE_PROMPT_TEMPLATE, new PromptTemplateValidator());
     return h;
   }
 

@@ -38,7 +38,9 @@ class AdmissionReviewFuzzTest {
         "cb-default", new CacheBackendDefaulter(),
         "cb", new CacheBackendValidator(ns -> List.of(owner)),
         "cpol", new CachePolicyValidator(ns -> List.of()),
-        "ct", new CacheTenantValidator(ns -> List.of()));
+        "ct", new CacheTenantValidator(ns -> List.of()),
+        "pdt", new PDTopologyValidator(),
+        "pt", new PromptTemplateValidator());
   }
 
   @FuzzTest(maxDuration = "2m")

@@ -22,6 +22,9 @@ public final class PromptTemplate
   public static class Spec {
     public String body;
     public List<Slot> slots;
+
+    /** Model whose tokenizer gives the stable prefix's block hashes; empty: the request's. */
+    public String modelId;
   }
 
   /** A named place in the body (a list map keyed by name). */
@@ -40,7 +43,7 @@ public final class PromptTemplate
     MUTABLE
   }
 
-  /** Status (no controller writes it yet). */
+  /** Observed generation, conditions ({@code Ready}) and the revision of the validated spec. */
   public static class Status extends ConditionedStatus {
     public String templateRevision;
   }

@@ -122,6 +122,19 @@ public final class BackendControllers {
     return participation;
   }
 
+  /**
+   * The informer factory {@link #startInformers} starts: a controller that also needs pods
+   * registers its own informers here, so the cluster's pods are watched once.
+   */
+  public SharedInformerFactory informers() {
+    return factory;
+  }
+
+  /** The cluster-wide pod cache. */
+  public SharedIndexInformer<V1Pod> pods() {
+    return pods;
+  }
+
   /** Starts the informers. */
   public void startInformers() {
     factory.startAllRegisteredInformers();

@@ -10,14 +10,14 @@ import java.util.List;
  * {@code lastTransitionTime} while its status is unchanged, so an unchanged verdict is an unchanged
  * object and no write.
  */
-final class Conditions {
-  static final String TRUE = "True";
-  static final String FALSE = "False";
-  static final String UNKNOWN = "Unknown";
+public final class Conditions {
+  public static final String TRUE = "True";
+  public static final String FALSE = "False";
+  public static final String UNKNOWN = "Unknown";
 
   private Conditions() {}
 
-  static V1Condition get(final List<V1Condition> list, final String type) {
+  public static V1Condition get(final List<V1Condition> list, final String type) {
     if (list == null) {
       return null;
     }
@@ -34,13 +34,13 @@ final class Conditions {
     return c != null && status.equals(c.getStatus());
   }
 
-  static String reason(final List<V1Condition> list, final String type) {
+  public static String reason(final List<V1Condition> list, final String type) {
     final V1Condition c = get(list, type);
     return c == null ? null : c.getReason();
   }
 
   /** Sets {@code type}; returns the list (created when {@code list} is null). */
-  static List<V1Condition> set(
+  public static List<V1Condition> set(
       final List<V1Condition> list,
       final String type,
       final String status,
@@ -72,7 +72,7 @@ final class Conditions {
    * Gives every condition of {@code now} whose status equals its counterpart in {@code old} that
    * counterpart's {@code lastTransitionTime} (a verdict rebuilt within one reconcile did not move).
    */
-  static void keepTransitionTimes(final List<V1Condition> old, final List<V1Condition> now) {
+  public static void keepTransitionTimes(final List<V1Condition> old, final List<V1Condition> now) {
     if (now == null) {
       return;
     }

@@ -37,9 +37,9 @@ final class HttpText {
   }
 
   /**
-   * Answers a GET or HEAD of a held JSON document ({@code /policy}, {@code /prompt-templates}):
-   * 200, {@code application/json}, its length, and the body for GET only. Returns false, answering
-   * nothing, for any other method.
+   * Answers a GET or HEAD of a held JSON document ({@code /policy}, {@code /prompt-templates},
+   * {@code /pd-topologies}): 200, {@code application/json}, its length, and the body for GET only.
+   * Returns false, answering nothing, for any other method.
    */
   static boolean heldJson(
       final HttpServletRequest req, final HttpServletResponse resp, final String json)
@@ -56,6 +56,26 @@ final class HttpText {
       resp.getOutputStream().write(held);
     }
     return true;
+  }
+
+  /**
+   * The common part of an endpoint whose POST/PUT replaces a whole set and whose GET/HEAD reads it
+   * back ({@code /pd-topologies}): answers GET and HEAD with {@code held} ({@link #heldJson}), then
+   * as {@link #replaceBody} with the message {@code decode <what>: http: request body too large};
+   * returns the body to decode, or {@code null} when answered.
+   */
+  static Body replaceWhole(
+      final HttpServletRequest req,
+      final HttpServletResponse resp,
+      final java.util.function.Supplier<String> held,
+      final String what,
+      final int limit)
+      throws IOException {
+    final String method = req.getMethod();
+    if (("GET".equals(method) || "HEAD".equals(method)) && heldJson(req, resp, held.get())) {
+      return null;
+    }
+    return replaceBody(req, resp, limit, "decode " + what + ": http: request body too large");
   }
 
   /**

@@ -1,6 +1,5 @@
-package io.inferencecache.controlplane.controller;
+package io.inferencecache.controlplane.controller.metrics;
 
-import io.inferencecache.controlplane.controller.metrics.ControllerMetrics;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.extended.workqueue.DefaultRateLimitingQueue;
 import java.util.concurrent.ExecutorService;
@@ -9,10 +8,10 @@ import java.util.concurrent.ExecutorService;
  * The official client's rate-limited work queue (per-item exponential backoff), counting adds and
  * rate-limited retries into {@code workqueue_adds_total} / {@code workqueue_retries_total}.
  */
-final class MeteredQueue extends DefaultRateLimitingQueue<Request> {
+public final class MeteredQueue extends DefaultRateLimitingQueue<Request> {
   private final ControllerMetrics.Reconciles metrics;
 
-  MeteredQueue(final ExecutorService delays, final ControllerMetrics.Reconciles metrics) {
+  public MeteredQueue(final ExecutorService delays, final ControllerMetrics.Reconciles metrics) {
     super(delays);
     this.metrics = metrics;
   }
