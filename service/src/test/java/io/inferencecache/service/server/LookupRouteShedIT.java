@@ -9,6 +9,8 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.IndexConfig;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
+import io.inferencecache.proto.v1alpha1.LookupPDRouteRequest;
+import io.inferencecache.proto.v1alpha1.LookupPDRouteResponse;
 import io.inferencecache.proto.v1alpha1.LookupRouteRequest;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.service.lookup.LookupRouteHandler;
@@ -25,7 +27,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Under overload the server sheds calls; a shed LookupRoute is answered NO_HINT with status OK
  * (fail-open), never RESOURCE_EXHAUSTED, on both LookupRoute paths: refused at admission, or
- * reached by a handler thread only after waiting past the queue delay.
+ * reached by a handler thread only after waiting past the queue delay; a shed LookupPDRoute too
+ * (with a message).
  */
 @Timeout(60)
 class LookupRouteShedIT {
@@ -165,7 +168,45 @@ class LookupRouteShedIT {
     }
   }
 
-  private static boolean waitShort(final ListenableFuture<LookupRouteResponse> f) {
+  @Test
+  void aLookupPdRouteShedUnderOverloadIsAnsweredNoHintWithStatusOk() throws Exception {
+    try (Blocked b =
+        new Blocked(
+            true,
+            GrpcServerConfig.builder()
+                .executorQueueCapacity(1)
+                .maxQueueDelay(Duration.ofMinutes(1)))) {
+      final java.util.concurrent.atomic.AtomicInteger recorded =
+          new java.util.concurrent.atomic.AtomicInteger();
+      b.service.pdRoutes().metrics((reason, nanos) -> recorded.incrementAndGet());
+      final ListenableFuture<LookupRouteResponse> busy = b.stub.lookupRoute(REQUEST);
+      assertThat(b.entered.await(10, TimeUnit.SECONDS)).isTrue();
+      final List<ListenableFuture<LookupPDRouteResponse>> pd = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        pd.add(
+            b.stub.lookupPDRoute(
+                LookupPDRouteRequest.newBuilder().setTenantId("t").setModelId("m").build()));
+      }
+      int shed = 0;
+      for (ListenableFuture<LookupPDRouteResponse> f : pd) {
+        if (f.isDone() || waitShort(f)) {
+          assertThat(f.get().getReasonCode()).isEqualTo("NO_HINT");
+          assertThat(f.get().getPrefillReplicaId()).isEmpty();
+          assertThat(f.get().getMessage()).startsWith("shed");
+          shed++;
+        }
+      }
+      assertThat(shed).as("calls shed while the handler was blocked").isGreaterThanOrEqualTo(6);
+      b.release.countDown();
+      assertThat(busy.get(10, TimeUnit.SECONDS).getReasonCode()).isNotEmpty();
+      for (ListenableFuture<LookupPDRouteResponse> f : pd) {
+        assertThat(f.get(10, TimeUnit.SECONDS).getReasonCode()).isNotEmpty(); // all status OK
+      }
+      assertThat(recorded.get()).isEqualTo(pd.size()); // shed or answered, once each
+    }
+  }
+
+  private static boolean waitShort(final ListenableFuture<?> f) {
     try {
       f.get(2, TimeUnit.SECONDS);
       return true;
