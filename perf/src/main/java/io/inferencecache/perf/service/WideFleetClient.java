@@ -12,6 +12,7 @@ import io.grpc.stub.ClientCalls;
 import io.inferencecache.perf.workload.SyntheticChains;
 import io.inferencecache.perf.workload.Workload;
 import io.inferencecache.proto.v1alpha1.Ack;
+import io.inferencecache.proto.v1alpha1.CacheEvent;
 import io.inferencecache.proto.v1alpha1.CacheStateUpdate;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
@@ -49,10 +50,17 @@ final class WideFleetClient implements AutoCloseable {
    * report of the whole chain (the first creates the chain's keys, the others add a holder).
    */
   static byte[][] reports(final SyntheticChains w) {
+    return reports(w, Workload.MODEL, w.chains());
+  }
+
+  /**
+   * As {@link #reports(SyntheticChains)}, for the first {@code chains} chains, in {@code model}.
+   */
+  static byte[][] reports(final SyntheticChains w, final String model, final int chains) {
     final int holders = w.holders();
-    final byte[][] out = new byte[w.chains() * holders][];
+    final byte[][] out = new byte[chains * holders][];
     int i = 0;
-    for (int c = 0; c < w.chains(); c++) {
+    for (int c = 0; c < chains; c++) {
       final PrefixEntry.Builder e = PrefixEntry.newBuilder();
       for (int b = 0; b < w.blocks(); b++) {
         e.addBlockHashes(ByteString.copyFrom(Workload.hashOf(w.blockHash(c, b))));
@@ -63,7 +71,7 @@ final class WideFleetClient implements AutoCloseable {
         out[i++] =
             CacheStateUpdate.newBuilder()
                 .setReplicaId(w.replicaName(r))
-                .setModelId(Workload.MODEL)
+                .setModelId(model)
                 .setTenantId(Workload.TENANT)
                 .setHashScheme(Workload.SCHEME)
                 .addPrefixes(entry)
@@ -121,6 +129,25 @@ final class WideFleetClient implements AutoCloseable {
       throw new IllegalStateException("ReportCacheState not accepted: " + a.getReasonCode());
     }
     return nanos;
+  }
+
+  /** PublishEvent ALL_CLEARED for each of {@code w}'s {@code replicas} in {@code model}. */
+  void clear(final SyntheticChains w, final int replicas, final String model) {
+    final InferenceCacheGrpc.InferenceCacheBlockingStub stub =
+        InferenceCacheGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
+    for (int r = 0; r < replicas; r++) {
+      final Ack a =
+          stub.publishEvent(
+              CacheEvent.newBuilder()
+                  .setType(CacheEvent.Type.ALL_CLEARED)
+                  .setReplicaId(w.replicaName(r))
+                  .setModelId(model)
+                  .setTenantId(Workload.TENANT)
+                  .build());
+      if (!a.getAccepted()) {
+        throw new IllegalStateException("ALL_CLEARED not accepted: " + a.getReasonCode());
+      }
+    }
   }
 
   /** One LookupRoute round trip, blocking; the response's bytes. */

@@ -49,6 +49,8 @@ import picocli.CommandLine.Option;
             + " mean, round trip, answer cap, ingest rate.")
 public final class WideFleetLoopback implements Callable<Integer> {
   static final String LATENCY = "inferencecache_lookup_route_latency_seconds";
+  static final String ENTRIES = "inferencecache_index_storage_entries";
+  static final String WARMUP_MODEL = Workload.MODEL + "-warmup";
 
   @Option(
       names = "--jar",
@@ -74,6 +76,14 @@ public final class WideFleetLoopback implements Callable<Integer> {
       names = "--ingest-only",
       description = "only load every shape (the ingest comparison; no lookups)")
   boolean ingestOnly;
+
+  @Option(
+      names = "--ingest-warmup",
+      defaultValue = "0",
+      description =
+          "storage entries of the same shape loaded (in another model) and cleared before the"
+              + " measured load, to warm the server's JIT; 0: none, a cold server (default: 0)")
+  long ingestWarmup;
 
   @Option(names = "--replicas", defaultValue = "512", description = "replicas (default: 512)")
   int replicas;
@@ -181,6 +191,7 @@ public final class WideFleetLoopback implements Callable<Integer> {
     env.put("entries", entries);
     env.put("seconds", seconds);
     env.put("warmupSeconds", warmupSeconds);
+    env.put("ingestWarmupEntries", ingestWarmup);
     final List<Map<String, Object>> rows = new ArrayList<>();
     for (int round = 0; round < rounds; round++) {
       for (int h : WideFleetShape.roundOrder(all, round)) {
@@ -232,8 +243,18 @@ public final class WideFleetLoopback implements Callable<Integer> {
       final String target = s.grpcTarget();
       try (WideFleetClient c =
           new WideFleetClient("127.0.0.1", Integer.parseInt(target.substring(10)))) {
+        if (ingestWarmup > 0) {
+          final int warmChains =
+              (int)
+                  Math.min(
+                      shape.chains(), Math.max(1, ingestWarmup / shape.holderBlocksPerLookup()));
+          c.report(WideFleetClient.reports(w, WARMUP_MODEL, warmChains));
+          c.clear(w, replicas, WARMUP_MODEL);
+          awaitEntries(s, 0);
+          row.put("ingestWarmupEntries", warmChains * shape.holderBlocksPerLookup());
+        }
         final long nanos = c.report(reports);
-        final double stored = s.metric("inferencecache_index_storage_entries");
+        final double stored = s.metric(ENTRIES);
         if (stored != shape.holderBlocks()) {
           throw new IllegalStateException(
               "H=" + h + ": server holds " + stored + " entries, expected " + shape.holderBlocks());
@@ -270,6 +291,19 @@ public final class WideFleetLoopback implements Callable<Integer> {
     return row;
   }
 
+  /** Waits (at most 120 s) until the server holds {@code n} storage entries. */
+  private static void awaitEntries(final ServeChild s, final long n) {
+    final long deadline = System.nanoTime() + 120_000_000_000L;
+    double now = s.metric(ENTRIES);
+    while (now != n) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("server holds " + now + " entries, not " + n);
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(50_000_000);
+      now = s.metric(ENTRIES);
+    }
+  }
+
   /** One measured window: client round trips and the server's own mean over exactly it. */
   private Map<String, Object> window(
       final ServeChild s,
@@ -288,8 +322,9 @@ public final class WideFleetLoopback implements Callable<Integer> {
     m.put("serverCalls", Math.round(serverCalls));
     m.put("serverMeanUs", round(meanNanos / 1e3, 2));
     m.put("perHolderBlockNs", round(shape.perHolderBlockNanos(meanNanos), 3));
-    m.put("rttP50Us", round(WideFleetShape.percentile(win.sortedRoundTripNanos(), 0.5) / 1e3, 1));
-    m.put("rttP99Us", round(WideFleetShape.percentile(win.sortedRoundTripNanos(), 0.99) / 1e3, 1));
+    final long[] rtt = win.sortedRoundTripNanos();
+    m.put("rttP50Us", round(LoopbackClient.Samples.percentileMicros(rtt, 0.5), 1));
+    m.put("rttP99Us", round(LoopbackClient.Samples.percentileMicros(rtt, 0.99), 1));
     m.put("responseBytes", round(win.meanResponseBytes(), 1));
     m.put("loadAvg", loadAvg());
     return m;

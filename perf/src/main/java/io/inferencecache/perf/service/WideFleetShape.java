@@ -126,13 +126,4 @@ record WideFleetShape(int holders, int replicas, int chains) {
       Arrays.stream(values).min().getAsDouble(), Arrays.stream(values).max().getAsDouble()
     };
   }
-
-  /** The {@code p} quantile (0..1] of sorted {@code values}, nearest rank; NaN if empty. */
-  static double percentile(final long[] sorted, final double p) {
-    if (sorted.length == 0) {
-      return Double.NaN;
-    }
-    final int i = (int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1);
-    return sorted[Math.max(0, i)];
-  }
 }
