@@ -93,6 +93,20 @@ final class RunEntries {
     return false;
   }
 
+  /**
+   * Whether the directory has a {@link BlockLocations#HEAD} candidate for {@code key}: it is, most
+   * likely, a run's key (unconfirmed: fingerprints collide). No Chronicle probe.
+   */
+  boolean headCandidate(final KeyBuffer key) {
+    final BlockDirectory.Probe pr = probe.start(directory.table(), directory.fingerprint(key));
+    while (pr.next()) {
+      if (pr.value() == BlockLocations.HEAD) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether {@code key} is the key of a run in the map. */
   private boolean isRun(final KeyBuffer key) {
     try (ExternalMapQueryContext<byte[], byte[], ?> c =
@@ -164,13 +178,7 @@ final class RunEntries {
       in = new byte[Math.max(size, in.length * 2)];
     }
     v.bytes().read(v.offset(), in, 0, size);
-    into.decode(
-        KeyBuffer.partitionOf(head.bytes),
-        head.bytes,
-        HolderLayout.KEY_PARTITION_BYTES,
-        head.length - HolderLayout.KEY_PARTITION_BYTES,
-        in,
-        size);
+    into.decode(head, in, size);
     return true;
   }
 

@@ -84,6 +84,17 @@ final class RunImage {
     rowIndex.clear();
   }
 
+  /** Decodes the stored run {@code value[0, valueLen)} whose map key is {@code head}. */
+  void decode(final KeyBuffer head, final byte[] value, final int valueLen) {
+    decode(
+        KeyBuffer.partitionOf(head.bytes),
+        head.bytes,
+        HolderLayout.KEY_PARTITION_BYTES,
+        head.length - HolderLayout.KEY_PARTITION_BYTES,
+        value,
+        valueLen);
+  }
+
   /** Decodes a stored run whose key hash is {@code head[headOff, headOff + hashLen)}. */
   void decode(
       final int partition,

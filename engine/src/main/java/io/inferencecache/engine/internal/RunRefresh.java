@@ -53,6 +53,19 @@ final class RunRefresh {
     this.map = map;
   }
 
+  /** Whether the last refresh ended on its run's last row (see {@link #reopenEnded}). */
+  boolean hasEnded() {
+    return ended;
+  }
+
+  /**
+   * Whether the last {@link #refresh} found a run stored under its key (whatever it returned):
+   * false when the key has no entry, or one that is not a run of the size it has.
+   */
+  boolean foundRun() {
+    return copied || patched;
+  }
+
   /** Forgets the last refresh (any other change of the writer follows it). */
   void forget() {
     ended = false;
@@ -74,6 +87,8 @@ final class RunRefresh {
       final long seen,
       final int tier) {
     ended = false;
+    copied = false;
+    patched = false;
     try (ExternalMapQueryContext<byte[], byte[], ?> c =
         map.queryContext(head.store, 0, head.length)) {
       c.updateLock().lock();
@@ -91,6 +106,7 @@ final class RunRefresh {
         bufStore = BytesStore.wrap(buf);
       }
       v.bytes().read(v.offset(), buf, 0, size);
+      copiedSize = size;
       final int n = refreshed(head, size, row, hashes, from, tokens, replica, seen, tier);
       if (n > 0 && patched) {
         e.doReplaceValue(c.wrapValueBytesAsData(bufStore, 0, size));
@@ -101,6 +117,26 @@ final class RunRefresh {
 
   // Whether refreshed() changed the buffer (false: the entry already says what was reported).
   private boolean patched;
+
+  // Whether buf holds the whole run the last refresh read (copiedSize bytes, its header checked),
+  // unchanged: what a declined refresh leaves for decodeDeclined().
+  private boolean copied;
+  private int copiedSize;
+
+  /**
+   * After a {@link #refresh} of the run under {@code head} that declined (returned 0), decodes the
+   * run it read into {@code m} exactly as {@link RunEntries#load} would (run id not bound), so the
+   * general path that follows (a holder added, most often) changes it without reading it again;
+   * false if that refresh read no run. Valid until the writer's next change.
+   */
+  boolean decodeDeclined(final KeyBuffer head, final RunImage m) {
+    if (!copied || patched) {
+      return false;
+    }
+    copied = false;
+    m.decode(head, buf, copiedSize);
+    return true;
+  }
 
   /** Checks and patches {@link #buf} (the run's {@code size} bytes); see {@link #refresh}. */
   private int refreshed(
@@ -116,7 +152,11 @@ final class RunRefresh {
     patched = false;
     view.wrap(buf, 0, size);
     final int hashLen = head.length - HolderLayout.KEY_PARTITION_BYTES;
-    if (!header.read(view, size, hashLen) || row >= header.rows) {
+    if (!header.read(view, size, hashLen)) {
+      return 0;
+    }
+    copied = true;
+    if (row >= header.rows) {
       return 0;
     }
     final int flags = header.flags;
@@ -299,13 +339,7 @@ final class RunRefresh {
       return false;
     }
     ended = false;
-    m.decode(
-        KeyBuffer.partitionOf(endedHead.bytes),
-        endedHead.bytes,
-        HolderLayout.KEY_PARTITION_BYTES,
-        endedHead.length - HolderLayout.KEY_PARTITION_BYTES,
-        endedBytes,
-        endedLength);
+    m.decode(endedHead, endedBytes, endedLength);
     final int col = m.column(replica);
     for (int r = endedFirstRow, j = endedFirstBlock; r < m.rows; r++, j++) {
       m.pal[r * m.cols + col] = m.intern(seen, tokens[j] - m.tokens[r], tier);

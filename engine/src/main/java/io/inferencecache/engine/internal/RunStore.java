@@ -237,6 +237,9 @@ public final class RunStore implements Closeable {
       final java.util.List<byte[]> hashes,
       final int from,
       final int to) {
+    if (writer.imageHolds(partition, hashes, from, to)) {
+      return; // rows of the run being changed: found in its image, not in the directory
+    }
     if (prefetchFps.length < to - from) {
       prefetchFps = new int[Math.max(to - from, 2 * prefetchFps.length)];
     }

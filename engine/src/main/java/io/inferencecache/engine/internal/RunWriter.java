@@ -82,6 +82,17 @@ final class RunWriter {
       refresh.forget();
       return 0; // a block of the run being changed: the general path changes the image
     }
+    if (!open && !refresh.hasEnded() && entries.headCandidate(key)) {
+      // Most often a chain reported again from its first block, a run's key: the refresh's read of
+      // the entry confirms the directory's candidate (no probe of its own), and a declined refresh
+      // leaves the run open for the upserts that follow. Nothing is open, so nothing to store.
+      final int n = refresh.refresh(key, 0, hashes, from, tokens, replica, lastSeen, tier);
+      if (refresh.foundRun()) {
+        openDeclined(n, key);
+        return n;
+      }
+      // a fingerprint's candidate, not this key's run: the directory's other candidates below
+    }
     if (!entries.readLocation(key)) {
       if (!open && refresh.reopenEnded(m, tokens, replica, lastSeen, tier)) {
         entries.bindRun(m);
@@ -92,8 +103,42 @@ final class RunWriter {
       return 0;
     }
     flush();
-    return refresh.refresh(
-        entries.location(), entries.locationRow(), hashes, from, tokens, replica, lastSeen, tier);
+    final KeyBuffer at = entries.location();
+    final int n =
+        refresh.refresh(at, entries.locationRow(), hashes, from, tokens, replica, lastSeen, tier);
+    openDeclined(n, at);
+    return n;
+  }
+
+  /**
+   * After a refresh of the run under {@code head} that returned {@code n}: if it declined, the
+   * upsert of the block that follows changes that run, so the run it read is opened, as stored,
+   * without a second read of the entry (a new holder of a stored chain, most often).
+   */
+  private void openDeclined(final int n, final KeyBuffer head) {
+    if (n == 0 && refresh.decodeDeclined(head, img)) {
+      entries.bindRun(img);
+      open = true;
+      clean = true;
+    }
+  }
+
+  /**
+   * Whether the open image has rows for blocks {@code hashes[from]} and {@code hashes[to - 1]} of
+   * partition {@code partition}: a chain reported again over the run being changed (a holder added
+   * to it, most often), whose upserts find their rows in the image, so reading their directory
+   * slots ahead ({@link RunStore#prefetch}) would only cost the misses it is meant to hide.
+   */
+  boolean imageHolds(final int partition, final List<byte[]> hashes, final int from, final int to) {
+    if (!open || img.partition != partition) {
+      return false;
+    }
+    final byte[] first = hashes.get(from);
+    final byte[] last = hashes.get(to - 1);
+    return first != null
+        && last != null
+        && img.findRow(first, 0, first.length) >= 0
+        && img.findRow(last, 0, last.length) >= 0;
   }
 
   /** See {@link RunStore#upsert}. */

@@ -67,8 +67,18 @@ public class IngestBenchmark {
   /** Storage entries a fresh newKeys index has room for: more than one iteration can add. */
   private static final long NEW_KEYS_CAPACITY = 16_000_000L;
 
-  /** Chains a newHolder iteration starts from; each can gain 15 holders. */
-  private static final int GROW_CHAINS = 2048;
+  /**
+   * Chains a newHolder iteration starts from; each can gain 15 holders (7.9M upserts: a 2-second
+   * iteration at up to ~3.9M upserts/s), round-robin, so a chain gains its holders one at a time.
+   */
+  private static final int GROW_CHAINS = 8192;
+
+  /**
+   * Storage entries of a newHolder index: every chain held by all 16 replicas, so the global cap
+   * never evicts during the measurement (before issue 41 the cap was 4 holders a key, and an
+   * iteration that ran past it measured cap eviction scans, most of its time).
+   */
+  private static final long GROW_CAPACITY = 16L * GROW_CHAINS * BLOCKS;
 
   @Param({IndexUnderTest.OFFHEAP, IndexUnderTest.ONHEAP})
   public String impl;
@@ -154,7 +164,7 @@ public class IngestBenchmark {
           IndexUnderTest.open(
               impl,
               new IndexConfig()
-                  .maxEntries(4L * GROW_CHAINS * BLOCKS)
+                  .maxEntries(GROW_CAPACITY)
                   .averageHashBytes(8)
                   .averageHoldersPerKey(16.0));
       for (int c = 0; c < GROW_CHAINS; c++) {
@@ -191,6 +201,15 @@ public class IngestBenchmark {
     if (newHolder && growCalls > GROW_CHAINS * (replicas.length - 1)) {
       throw new IllegalStateException(
           "newHolder ran out of replicas to add (" + growCalls + " calls); raise GROW_CHAINS");
+    }
+    final long grown = (long) (GROW_CHAINS + growCalls) * BLOCKS;
+    if (newHolder && index.totalEntries() != grown) {
+      throw new IllegalStateException(
+          "newHolder index evicted or dropped entries: "
+              + index.totalEntries()
+              + " != "
+              + grown
+              + "; raise GROW_CAPACITY");
     }
     if (newKeys && index.totalEntries() != ingestedThisIteration) {
       throw new IllegalStateException(

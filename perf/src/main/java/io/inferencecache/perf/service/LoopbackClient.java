@@ -55,7 +55,7 @@ final class LoopbackClient {
     }
   }
 
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES =
+  static final MethodDescriptor.Marshaller<byte[]> BYTES =
       new MethodDescriptor.Marshaller<>() {
         @Override
         public InputStream stream(final byte[] value) {
