@@ -35,10 +35,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>One index serves the whole trial, sized for the shape; after each iteration every holder it
  * loaded is removed again by events (not measured), so the next load inserts into memory a load
  * already touched, as in a server that has run a while; the trial's setup loads and empties the
- * shape once before the first iteration. (Until issue 41 every
- * iteration opened a new index sized for 8M entries and ran 2 seconds: the narrow shapes measured
- * the page faults of a fresh map, and the wide ones only their first rounds of holders.) Compare
- * the shapes in one run: {@code holders=1} and {@code 16} are the narrow ones.
+ * shape once before the first iteration. (Until issue 41 every iteration opened a new index sized
+ * for 8M entries and ran 2 seconds: the narrow shapes measured the page faults of a fresh map, and
+ * the wide ones only their first rounds of holders.) Compare the shapes in one run: {@code
+ * holders=1} and {@code 16} are the narrow ones.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
