@@ -154,6 +154,66 @@ class RunRefreshTest {
   }
 
   /**
+   * New holders of stored chains (issue 41: every replica reporting a shared system prompt): chains
+   * stored by one replica, then reported by six more, one report per update (the writer's run
+   * stored after each, as the ingester does), whole or from a middle block, some with a replica
+   * that already holds them. The per-run path reads the run once and adds the holder in the image
+   * the declined refresh opened; it must store exactly what the per-block upserts store, with runs
+   * split by a small piece size too, and with fingerprints masked down to 16 values, so that a
+   * chain's first block nearly always meets another run's HEAD candidate (the refresh then finds no
+   * run under the key and the directory's other candidates are walked, as before).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"plain", "smallRuns", "collidingFingerprints"})
+  void addingHoldersToStoredChainsStoresExactlyWhatPerBlockUpsertsStore(final String variant) {
+    if (variant.equals("smallRuns")) {
+      System.setProperty(RunStore.MAX_RUN_BYTES_PROP_NAME, "1024");
+    } else if (variant.equals("collidingFingerprints")) {
+      System.setProperty(RunStore.FINGERPRINT_MASK_PROP_NAME, "F0000000");
+    }
+    final SplittableRandom rnd = new SplittableRandom(41);
+    final List<List<byte[]>> chains = chains(rnd);
+    int declined = 0;
+    try (RunStore perBlock = RunStore.inMemory("per-block", 20_000, 8, 4.0);
+        RunStore perRun = RunStore.inMemory("per-run", 20_000, 8, 4.0);
+        CounterArena arenaA = CounterArena.inMemory(200_000);
+        CounterArena arenaB = CounterArena.inMemory(200_000)) {
+      final KeyBuffer k = new KeyBuffer();
+      long ts = 1_000L;
+      for (int replica = 0; replica < 7; replica++) {
+        for (final List<byte[]> chain : chains) {
+          final int from = replica > 0 && rnd.nextInt(4) == 0 ? rnd.nextInt(chain.size()) : 0;
+          final List<byte[]> hashes = chain.subList(from, chain.size());
+          final int[] tokens = new int[hashes.size()];
+          for (int j = 0; j < tokens.length; j++) {
+            tokens[j] = 16 * (from + j + 1);
+          }
+          // now and then a replica that holds the chain already reports it again
+          final int who = replica > 1 && rnd.nextInt(5) == 0 ? rnd.nextInt(replica) : replica;
+          final Report report = new Report(hashes, tokens, who, ++ts, 1, k);
+          report.perBlock(perBlock, arenaA);
+          if (replica == 0) {
+            report.perBlock(perRun, arenaB);
+          } else {
+            declined += report.perRun(perRun, arenaB).declined() ? 1 : 0;
+          }
+          perBlock.flush();
+          perRun.flush();
+          assertThat(entries(perRun)).as("replica %d", replica).isEqualTo(entries(perBlock));
+        }
+      }
+      assertThat(arenaB.used()).isEqualTo(arenaA.used());
+      assertThat(perRun.blockKeys()).isEqualTo(perBlock.blockKeys());
+    } finally {
+      System.clearProperty(RunStore.MAX_RUN_BYTES_PROP_NAME);
+      System.clearProperty(RunStore.FINGERPRINT_MASK_PROP_NAME);
+    }
+    assertThat(declined)
+        .as("reports that added a holder after a declined refresh")
+        .isGreaterThan(30);
+  }
+
+  /**
    * One chain report of a replica: blocks {@code hashes}, their cumulative token counts, and the
    * key buffer the reports reuse.
    */

@@ -102,6 +102,14 @@ public abstract class IndexUnderTest implements AutoCloseable {
     return false;
   }
 
+  /**
+   * Removes every holder {@code replica} has in {@code (tenant, model)} by an ALL_CLEARED event;
+   * false for the reference, which takes no events.
+   */
+  public boolean allCleared(final String tenant, final String model, final String replica) {
+    return false;
+  }
+
   static IndexEvent evictedEvent(
       final String tenant, final String model, final String replica, final byte[] hash) {
     return new IndexEvent(IndexEvent.Type.PREFIX_EVICTED, replica, model, tenant, hash, 0, "");
@@ -120,6 +128,13 @@ public abstract class IndexUnderTest implements AutoCloseable {
     public boolean prefixEvicted(
         final String tenant, final String model, final String replica, final byte[] hash) {
       index.applyEvent(evictedEvent(tenant, model, replica, hash));
+      return true;
+    }
+
+    @Override
+    public boolean allCleared(final String tenant, final String model, final String replica) {
+      index.applyEvent(
+          new IndexEvent(IndexEvent.Type.ALL_CLEARED, replica, model, tenant, null, 0, ""));
       return true;
     }
 
