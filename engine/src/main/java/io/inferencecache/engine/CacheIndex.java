@@ -4,6 +4,7 @@ import io.inferencecache.engine.internal.AppliedSequence;
 import io.inferencecache.engine.internal.HolderLayout;
 import io.inferencecache.engine.internal.RunStore;
 import io.inferencecache.engine.internal.StringDictionary;
+import io.inferencecache.engine.pd.PdTopologyStore;
 import io.inferencecache.engine.policy.PolicyStore;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -223,6 +224,14 @@ public final class CacheIndex implements AutoCloseable {
    */
   public PolicyStore policyStore() {
     return state.policyStore;
+  }
+
+  /**
+   * The P/D topologies {@link PdRouter} reads (docs/behaviour.md#lookup-pd-route); replaced whole
+   * by the server's {@code /pd-topologies}. Their members are interned with this index's ids.
+   */
+  public PdTopologyStore pdTopologies() {
+    return state.pdTopologyStore;
   }
 
   /** The dictionary id of the string a {@link StringView} points at, or -1. Allocation-free. */

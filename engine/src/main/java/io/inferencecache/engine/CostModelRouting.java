@@ -131,8 +131,11 @@ final class CostModelRouting {
     return ReasonCodes.AFFINITY_HINT;
   }
 
-  /** Expected time to first token (ms): uncached prefill plus the wait for a free slot. */
-  private static float cost(
+  /**
+   * Expected time to first token (ms): uncached prefill plus the wait for a free slot. Also {@link
+   * PdRouter}'s prefill estimate and (with no tokens) its decode wait.
+   */
+  static float cost(
       final int tokens, final int matched, final float load, final ResolvedPolicy policy) {
     final float prefillMs = Math.max(0, tokens - matched) * 1000f / policy.prefillTokensPerSecond();
     final int slots = policy.slots();
@@ -140,8 +143,11 @@ final class CostModelRouting {
     return queued > 0f ? prefillMs + policy.requestSeconds() * 1000f / slots * queued : prefillMs;
   }
 
-  /** Requests the replica is expected to hold now (running + waiting); see the class comment. */
-  private float load(
+  /**
+   * Requests the replica is expected to hold now (running + waiting); see the class comment. Also
+   * {@link PdRouter}'s load of a pool member.
+   */
+  float load(
       final TenantModelState tm,
       final int replica,
       final long now,
