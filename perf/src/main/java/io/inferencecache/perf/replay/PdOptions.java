@@ -55,6 +55,11 @@ public final class PdOptions {
   /** pd-router: the topology's decodeLocalPrefillTokens (0 = never decode-local). */
   int decodeLocalTokens = 512;
 
+  /** pd-router: the tenant policy's costModel requestSeconds and slots (0 = prefill slots). */
+  double pdRequestSeconds = 1.0;
+
+  int pdSlots = 0;
+
   /** dynamo-like: cost = overlapWeight × uncached blocks + active blocks; local below tokens. */
   double dynamoOverlapWeight = 1.0;
 
@@ -135,6 +140,8 @@ public final class PdOptions {
       case "--cross-gbps" -> crossGBps = positive(a, v);
       case "--stats-interval" -> statsIntervalSeconds = positive(a, v);
       case "--decode-local-tokens" -> decodeLocalTokens = min(a, Integer.parseInt(v), 0);
+      case "--pd-request-seconds" -> pdRequestSeconds = positive(a, v);
+      case "--pd-slots" -> pdSlots = min(a, Integer.parseInt(v), 0);
       case "--dynamo-overlap-weight" -> dynamoOverlapWeight = nonNegative(a, v);
       case "--dynamo-local-prefill-tokens" ->
           dynamoLocalPrefillTokens = min(a, Integer.parseInt(v), 0);
@@ -249,6 +256,8 @@ public final class PdOptions {
         "  --same-node-gbps 300 --same-vendor-gbps 50 --cross-gbps 10   GB/s per link class",
         "  --stats-interval 1            seconds between each replica's stats report",
         "  --decode-local-tokens 512     pd-router: the topology's decodeLocalPrefillTokens",
+        "  --pd-request-seconds 1 --pd-slots 0   pd-router: the tenant's costModel"
+            + " requestSeconds and slots (0 = --prefill-slots)",
         "  --dynamo-overlap-weight 1 --dynamo-local-prefill-tokens 1000",
         "  --llmd-prefix-weight 2 --llmd-queue-weight 1 --llmd-kv-weight 1"
             + " --llmd-threshold-tokens 512",

@@ -174,7 +174,7 @@ final class PdPlot {
               "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"/>%n",
               pts.toString().trim(),
               color(p),
-              p.ordinal() == 0 ? "3" : "1.6"));
+              p == PdPolicy.PD_ROUTER ? "3" : "1.6"));
     }
   }
 

@@ -13,6 +13,11 @@ import java.util.stream.Collectors;
  * are upper bounds of their rules.
  */
 public enum PdPolicy {
+  /**
+   * Ours: the engine's LookupPDRoute decision ({@link io.inferencecache.engine.PdRouter}: pairs
+   * scored with the KV transfer term, the topology's decode-local rule) on the reported state.
+   */
+  PD_ROUTER("pd-router", true),
   /** P/D-blind: prefill = LookupRoute's first prefill replica (else in turn), decode in turn. */
   PD_BLIND("pd-blind", true),
   /**

@@ -7,8 +7,9 @@ import java.util.TreeMap;
 /**
  * One policy at one load of a P/D run: TTFT and inter-token latency percentiles (ms), KV bytes
  * moved, the decode-local share, the transfers per link class (same node, same vendor, cross), the
- * prefix hit rate (hit blocks ÷ prompt blocks, wherever the prompt was prefilled), and the index's
- * reason codes (index policies only).
+ * prefix hit rate (hit blocks ÷ prompt blocks, wherever the prompt was prefilled), the mean TTFT by
+ * part (ms: wait for the prefill, prefill, transfer, wait for a decode slot, the rest up to the
+ * first token) and the index's reason codes (index policies only).
  */
 record PdResult(
     PdPolicy policy,
@@ -24,7 +25,13 @@ record PdResult(
     double hitRate,
     long evictions,
     double simulatedSeconds,
+    double[] ttftPartsMs,
     Map<String, Long> reasons) {
+
+  /** The names of {@link #ttftPartsMs}, in order. */
+  static final String[] TTFT_PARTS = {
+    "prefillWait", "prefill", "transfer", "decodeWait", "firstStep"
+  };
 
   static PdResult of(final PdRun run) {
     final int n = run.requests();
@@ -32,14 +39,28 @@ record PdResult(
     final long[] itl = new long[n];
     int itls = 0;
     int local = 0;
+    final double[] parts = new double[TTFT_PARTS.length];
     for (int i = 0; i < n; i++) {
       ttft[i] = run.firstTokenUs[i] - run.arrivalUs[i];
+      final boolean isLocal = run.prefillOf[i] < 0;
+      final long prefillEnd = run.prefillStartUs[i] + run.prefillUs[i];
+      parts[0] += run.prefillStartUs[i] - (isLocal ? run.admittedUs[i] : run.arrivalUs[i]);
+      parts[1] += run.prefillUs[i];
+      parts[2] += run.transferUs[i];
+      parts[3] +=
+          isLocal
+              ? run.admittedUs[i] - run.arrivalUs[i]
+              : run.admittedUs[i] - prefillEnd - run.transferUs[i];
+      parts[4] += run.firstTokenUs[i] - (isLocal ? prefillEnd : run.admittedUs[i]);
       if (run.outputTokens(i) > 1) {
         itl[itls++] = (run.finishUs[i] - run.firstTokenUs[i]) / (run.outputTokens(i) - 1);
       }
       if (run.prefillOf[i] < 0) {
         local++;
       }
+    }
+    for (int k = 0; k < parts.length; k++) {
+      parts[k] = n == 0 ? 0 : parts[k] / n / 1000.0;
     }
     Arrays.sort(ttft);
     final long[] itlSorted = Arrays.copyOf(itl, itls);
@@ -58,6 +79,7 @@ record PdResult(
         run.hitRate(),
         run.evictions(),
         run.nowUs() / 1e6,
+        parts,
         new TreeMap<>(run.reasons()));
   }
 
@@ -65,7 +87,8 @@ record PdResult(
   public boolean equals(final Object other) {
     return other instanceof PdResult r
         && r.toString().equals(toString())
-        && Arrays.equals(r.linkTransfers, linkTransfers);
+        && Arrays.equals(r.linkTransfers, linkTransfers)
+        && Arrays.equals(r.ttftPartsMs, ttftPartsMs);
   }
 
   @Override

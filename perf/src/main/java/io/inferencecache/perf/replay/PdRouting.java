@@ -47,6 +47,12 @@ final class PdRouting {
   void choose(final long[] chain, final int inputTokens, final Decision out) throws Exception {
     out.reason = "";
     switch (policy) {
+      case PD_ROUTER -> {
+        if (!index.pdRoute(chain, inputTokens, out)) {
+          out.prefill = nextPrefill(); // a gateway's fallback on a fail-open answer
+          out.decode = nextDecode();
+        }
+      }
       case PD_BLIND -> {
         final int p = index.topPrefill(chain);
         out.prefill = p >= 0 ? p : nextPrefill();

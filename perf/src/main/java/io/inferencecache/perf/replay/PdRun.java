@@ -56,6 +56,10 @@ final class PdRun {
   final long[] firstTokenUs;
   final long[] finishUs;
   final long[] bytesMoved;
+  final long[] prefillStartUs;
+  final long[] prefillUs;
+  final long[] transferUs;
+  final long[] admittedUs;
   final int[] completions;
   final long[] linkTransfers = new long[3];
   private final TreeMap<String, Long> reasons = new TreeMap<>();
@@ -102,6 +106,10 @@ final class PdRun {
     this.firstTokenUs = new long[requests];
     this.finishUs = new long[requests];
     this.bytesMoved = new long[requests];
+    this.prefillStartUs = new long[requests];
+    this.prefillUs = new long[requests];
+    this.transferUs = new long[requests];
+    this.admittedUs = new long[requests];
     this.completions = new int[requests];
     Arrays.fill(firstTokenUs, -1);
     Arrays.fill(finishUs, -1);
@@ -212,7 +220,9 @@ final class PdRun {
     final long uncached =
         Math.max(1, trace.inputTokens(req) - (long) matched * MooncakeTraceFile.TOKENS_PER_BLOCK);
     store(r, chain);
-    return Math.round(uncached * o.prefillMicrosPerToken);
+    prefillStartUs[req] = nowUs;
+    prefillUs[req] = Math.round(uncached * o.prefillMicrosPerToken);
+    return prefillUs[req];
   }
 
   private void store(final int r, final long[] chain) {
@@ -251,7 +261,8 @@ final class PdRun {
     bytesMoved[req] += bytes;
     transferredBytes += bytes;
     linkTransfers[link]++;
-    schedule(nowUs + o.transferMicros(trace.inputTokens(req), link), TRANSFER_DONE, d, req);
+    transferUs[req] = o.transferMicros(trace.inputTokens(req), link);
+    schedule(nowUs + transferUs[req], TRANSFER_DONE, d, req);
   }
 
   private void transferDone(final int r, final int req) {
@@ -278,6 +289,7 @@ final class PdRun {
       final int req = d.queue.pollFirst();
       d.queuedBlocks -= blocksOf(req);
       d.running++;
+      admittedUs[req] = nowUs;
       d.runningBlocks += blocksOf(req);
       if (prefillOf[req] >= 0) {
         d.join(req, outputTokens[req]);

@@ -72,12 +72,16 @@ public final class PdSimulator {
           if (progress) {
             System.err.printf(
                 Locale.ROOT,
-                "%s load %.0f%% %s: TTFT p50 %.0f ms, ITL p99 %.1f ms (%.1f s)%n",
+                "%s load %.0f%% %s: TTFT p50 %.0f ms, ITL p99 %.1f ms; mean TTFT parts %s ms"
+                    + " (%.1f s)%n",
                 name,
                 load * 100,
                 p.label,
                 r.ttftP50Ms(),
                 r.itlP99Ms(),
+                java.util.Arrays.stream(r.ttftPartsMs())
+                    .mapToObj(v -> String.format(Locale.ROOT, "%.0f", v))
+                    .collect(java.util.stream.Collectors.joining(" + ")),
                 (System.nanoTime() - t0) / 1e9);
           }
         }
@@ -95,7 +99,7 @@ public final class PdSimulator {
       final PdPolicy p)
       throws Exception {
     final SimClock clock = new SimClock();
-    try (PdIndex index = p.usesIndex ? new PdIndex(o, clock) : null) {
+    try (PdIndex index = p.usesIndex ? new PdIndex(o, p, clock) : null) {
       return new PdRun(o, trace, n, timeScale, p, index, clock).run();
     }
   }
@@ -187,6 +191,11 @@ public final class PdSimulator {
         m.put("hitRate", r.hitRate());
         m.put("kvEvictions", r.evictions());
         m.put("simulatedSeconds", r.simulatedSeconds());
+        final Map<String, Object> parts = new LinkedHashMap<>();
+        for (int k = 0; k < PdResult.TTFT_PARTS.length; k++) {
+          parts.put(PdResult.TTFT_PARTS[k], r.ttftPartsMs()[k]);
+        }
+        m.put("ttftMeanPartsMs", parts);
         m.put("reasonCodes", r.reasons());
         out.add(m);
       }

@@ -35,7 +35,7 @@ class PdRunTest {
       throws Exception {
     final SimClock clock = new SimClock();
     final double scale = PdRun.nativeLoad(o, trace, N) / load;
-    try (PdIndex index = p.usesIndex ? new PdIndex(o, clock) : null) {
+    try (PdIndex index = p.usesIndex ? new PdIndex(o, p, clock) : null) {
       final PdRun run = new PdRun(o, trace, N, scale, p, index, clock);
       run.run();
       return run;
