@@ -8,6 +8,7 @@ import io.inferencecache.engine.pd.CompiledTopology;
 import io.inferencecache.engine.pd.PdTopologyStore;
 import io.inferencecache.engine.policy.PolicyStore;
 import io.inferencecache.engine.policy.ResolvedPolicy;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +27,9 @@ import org.slf4j.LoggerFactory;
  *       tokens.
  *   <li><b>Index.</b> One walk of the chain (or read of the exact key) in the tenant's (model,
  *       scheme, adapter) partition: every holder's matched tokens (what LookupRoute ranks by).
+ *       Without a hash scheme (a legacy client), the (tenant, model)'s only scheme in the index, if
+ *       it has exactly one. The caller's deadline and the tenant policy's {@code lookupTimeoutMs}
+ *       are checked after the walk (the decision never blocks: no tokenizer, no lock).
  *   <li><b>Live members.</b> A member is live when the index holds, for the call's (tenant, model),
  *       a stats row whose last sign of life ({@code lastSeen}: stats or REPLICA_UPDATED) is within
  *       the tenant's TTL, or entries in the call's (tenant, model, scheme). A side with no live
@@ -196,19 +200,30 @@ public final class PdRouter {
     final int tokens = Math.max(in.promptTokens, Math.max(0, q.effectiveTokens()));
     out.promptTokens = tokens;
 
-    // 3. The index: every holder's matched tokens.
+    // 3. The index: every holder's matched tokens. Without a hash_scheme (a legacy client), the
+    // (tenant, model)'s only scheme in the index, if it has one.
     final int modelId = q.model.resolve(dict);
+    final TenantModelState tm = registry.tm(tenantId, modelId);
+    if (q.scheme.isEmpty() && tm != null && tm.scopes().length == 1) {
+      final ScopeState only = registry.scopeById(tm.scopes()[0]);
+      if (only != null) {
+        q.scheme.set(dict.string(only.scheme));
+      }
+    }
+    final ScopeState scope = registry.scope(tm, q.scheme.resolve(dict));
     final LookupResult r = out.lookup;
     lookups.lookupAndClassify(q, r, tenantId, modelId, false, 0, 0);
-    final TenantModelState tm = registry.tm(tenantId, modelId);
-    final ScopeState scope = registry.scope(tm, q.scheme.resolve(dict));
     if (r.outcome() != Outcome.PREFIX_MATCH) {
       r.clear(); // TENANT_HOT and the misses hold no matched prefix
     }
     final ResolvedPolicy policy = policies.resolve(tenantId);
     final long now = state.clock.nanoTime();
     final long ttl = state.ttlNanosOf(tenantId);
-    if (deadline != Long.MAX_VALUE && nanoTime.getAsLong() >= deadline) {
+    final long budget =
+        policy.lookupTimeoutMs() > 0
+            ? start + TimeUnit.MILLISECONDS.toNanos(policy.lookupTimeoutMs())
+            : Long.MAX_VALUE;
+    if (nanoTime.getAsLong() >= Math.min(deadline, budget)) {
       finish(out, ReasonCodes.NO_HINT, MSG_DEADLINE, start);
       return;
     }
@@ -269,7 +284,7 @@ public final class PdRouter {
       return;
     }
 
-    // 7. Every pair: prefill + transfer + decode wait; ties to replica-id order.
+    // 7. Every pair: prefill + transfer + decode wait; ties to the earlier candidates.
     final double kvBytes = (double) tokens * t.kvBytesPerToken();
     int bestP = -1;
     int bestD = -1;

@@ -506,13 +506,18 @@ class PdRouterTest {
   }
 
   @Test
-  void theLegacyExactKeyCountsAsTheMatchedPrefix() {
+  void theLegacyExactKeyWithoutSchemeCountsAsTheMatchedPrefix() {
     topologies(fourByFour(0));
     allAlive();
     index.ingest(IndexFixtures.legacy(T, M, S, "pf-2", "whole", 2048));
     final PdRouteRequest in = new PdRouteRequest();
     final PdRouteResult out = new PdRouteResult();
-    in.reset().promptTokens(4096).request().keys(T, M, S, "").exact(IndexFixtures.h("whole"), 2048);
+    // No hash_scheme (upstream's request has none): the (tenant, model)'s only scheme.
+    in.reset()
+        .promptTokens(4096)
+        .request()
+        .keys(T, M, "", "")
+        .exact(IndexFixtures.h("whole"), 2048);
     router.route(in, out, System.nanoTime(), Long.MAX_VALUE);
     assertThat(out.prefillReplica()).isEqualTo("pf-2");
     assertThat(out.prefillMatchedTokens()).isEqualTo(2048);

@@ -95,6 +95,17 @@ class AuthIT {
   }
 
   @Test
+  void pdTopologiesTakeThePolicyAudienceOnThePolicyListener() throws Exception {
+    final String url = server.snapshotUrl("/pd-topologies");
+    final String body = "{\"version\":1,\"topologies\":[]}";
+    assertThat(call("GET", url, null, null).statusCode()).isEqualTo(401);
+    assertThat(call("POST", url, body, "Bearer controller-only").statusCode()).isEqualTo(401);
+    assertThat(call("POST", url, body, "Bearer intruder").statusCode()).isEqualTo(403);
+    assertThat(call("POST", url, body, "Bearer controller").statusCode()).isEqualTo(204);
+    assertThat(call("GET", url, null, "Bearer controller").body()).isEqualTo(body);
+  }
+
+  @Test
   void wrongServiceAccountIsForbidden() throws Exception {
     final HttpResponse<String> r =
         call("POST", server.snapshotUrl("/policy"), POLICY, "Bearer intruder");

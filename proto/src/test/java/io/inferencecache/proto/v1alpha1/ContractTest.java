@@ -90,6 +90,21 @@ class ContractTest {
   /** Field numbers from here on are inference-cache's own additions, never upstream's. */
   static final int EXTENSION_FIELDS = 100;
 
+  /** LookupPDRoute's extension fields (numbered from 100 on). */
+  static final java.util.Set<String> PD_EXTENSIONS =
+      java.util.Set.of(
+          "LookupPDRouteRequest.block_hashes",
+          "LookupPDRouteRequest.block_token_counts",
+          "LookupPDRouteRequest.hash_scheme",
+          "LookupPDRouteRequest.adapter_id",
+          "LookupPDRouteRequest.prompt_token_count",
+          "LookupPDRouteResponse.prefill_matched_tokens",
+          "LookupPDRouteResponse.prefill_pool",
+          "LookupPDRouteResponse.decode_pool",
+          "LookupPDRouteResponse.message",
+          "LookupPDRouteResponse.lookup_latency_us",
+          "LookupPDRouteResponse.pd_topology");
+
   static {
     MESSAGES.put("SLO", List.of(f(1, "ttft_ms", INT32), f(2, "tbt_ms", INT32)));
     MESSAGES.put(
@@ -142,14 +157,25 @@ class ContractTest {
             f(2, "tenant_id", STRING),
             f(3, "prefix_hash", BYTES),
             f(4, "prefix_token_count", INT32),
-            f(5, "pd_topology_ref", STRING)));
+            f(5, "pd_topology_ref", STRING),
+            rep(100, "block_hashes", BYTES), // extensions: the chain input of LookupRoute
+            rep(101, "block_token_counts", INT32),
+            f(102, "hash_scheme", STRING),
+            f(103, "adapter_id", STRING),
+            f(104, "prompt_token_count", INT32)));
     MESSAGES.put(
         "LookupPDRouteResponse",
         List.of(
             f(1, "prefill_replica_id", STRING),
             f(2, "decode_replica_id", STRING),
             f(3, "transport_hint", STRING),
-            f(4, "reason_code", STRING)));
+            f(4, "reason_code", STRING),
+            f(100, "prefill_matched_tokens", INT32), // extensions: what the pair rests on
+            f(101, "prefill_pool", STRING),
+            f(102, "decode_pool", STRING),
+            f(103, "message", STRING),
+            f(104, "lookup_latency_us", INT64),
+            f(105, "pd_topology", STRING)));
     MESSAGES.put(
         "PrefixEntry",
         List.of(
@@ -461,9 +487,10 @@ class ContractTest {
   void extensionFieldsAreNumberedClearOfUpstream() {
     for (final Map.Entry<String, List<F>> message : MESSAGES.entrySet()) {
       for (final F field : message.getValue()) {
-        if (field.name().equals("max_replicas")) {
+        if (field.name().equals("max_replicas")
+            || PD_EXTENSIONS.contains(message.getKey() + "." + field.name())) {
           assertThat(field.number())
-              .as(message.getKey() + ".max_replicas")
+              .as(message.getKey() + "." + field.name())
               .isGreaterThanOrEqualTo(EXTENSION_FIELDS);
         } else {
           assertThat(field.number())

@@ -29,6 +29,7 @@ import io.inferencecache.service.lookup.LookupMetrics;
 import io.inferencecache.service.lookup.LookupRouteHandler;
 import io.inferencecache.service.lookup.LookupRoutes;
 import io.inferencecache.service.lookup.ZeroCopyLookupRoute;
+import io.inferencecache.service.pd.LookupPdRoutes;
 import io.inferencecache.service.streams.StreamingFeeds;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,16 +37,18 @@ import java.util.function.LongSupplier;
 
 /**
  * The {@code inferencecache.v1alpha1.InferenceCache} service: binds each RPC to the feature that
- * owns it. LookupRoute goes to {@link LookupRoutes} (the zero-copy path when {@link
- * #definition(boolean)} asks for it, else the overridden {@link #lookupRoute}, the default-protobuf
- * path); ReportCacheState (with a validating marshaller) and PublishEvent to {@link
- * IngestEndpoint}; the two streams to the {@link StreamingFeeds}; GetCacheState reads the index.
+ * owns it. LookupRoute goes to {@link LookupRoutes}, LookupPDRoute to {@link LookupPdRoutes} (the
+ * zero-copy path when {@link #definition(boolean)} asks for it, else the overridden {@link
+ * #lookupRoute}, the default-protobuf path); ReportCacheState (with a validating marshaller) and
+ * PublishEvent to {@link IngestEndpoint}; the two streams to the {@link StreamingFeeds};
+ * GetCacheState reads the index.
  */
 public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCacheImplBase {
   private final CacheIndex index;
   private final LookupRoutes lookup;
   private final IngestEndpoint ingest;
   private final StreamingFeeds feeds;
+  private final LookupPdRoutes pd;
 
   public InferenceCacheService(
       final CacheIndex index,
@@ -79,6 +82,12 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
     this.ingest = new IngestEndpoint(index, feeds, nanoTime);
     this.lookup =
         new LookupRoutes(handler, metrics, nanoTime, watchdogIdleNanos, watchdogIdleAfterTicks);
+    this.pd = new LookupPdRoutes(index, nanoTime);
+  }
+
+  /** LookupPDRoute (its metrics are set there before the server starts). */
+  public LookupPdRoutes pdRoutes() {
+    return pd;
   }
 
   /** Stops the deadline watchdog of both LookupRoute paths. */
@@ -144,12 +153,12 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   }
 
   /**
-   * Answers a LookupRoute the server shed under overload: NO_HINT with status OK (fail-open), not
-   * an error; other methods are left to the server's RESOURCE_EXHAUSTED. Register it with {@link
-   * GrpcServer.Builder#onShed}.
+   * Answers a LookupRoute or LookupPDRoute the server shed under overload: NO_HINT with status OK
+   * (fail-open), not an error; other methods are left to the server's RESOURCE_EXHAUSTED. Register
+   * it with {@link GrpcServer.Builder#onShed}.
    */
   public boolean answerShed(final ServerCall<?, ?> call) {
-    return lookup.answerShed(call);
+    return lookup.answerShed(call) || pd.answerShed(call);
   }
 
   @Override
@@ -168,8 +177,7 @@ public final class InferenceCacheService extends InferenceCacheGrpc.InferenceCac
   @Override
   public void lookupPDRoute(
       final LookupPDRouteRequest request, final StreamObserver<LookupPDRouteResponse> out) {
-    out.onNext(LookupPDRouteResponse.newBuilder().setReasonCode(ReasonCodes.NO_HINT).build());
-    out.onCompleted();
+    pd.answer(request, out);
   }
 
   @Override

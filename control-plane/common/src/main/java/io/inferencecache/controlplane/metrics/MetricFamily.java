@@ -31,6 +31,23 @@ public enum MetricFamily {
       Collector.Type.HISTOGRAM,
       "LookupRoute handler latency in seconds.",
       "model"),
+  PD_ROUTE_CALLS(
+      "inferencecache_pd_route",
+      Collector.Type.COUNTER,
+      "LookupPDRoute calls by reason code (PD_DECODE_LOCAL's share is the decode-local fraction).",
+      "reason"),
+  PD_ROUTE_LATENCY(
+      "inferencecache_pd_route_latency_seconds",
+      Collector.Type.HISTOGRAM,
+      "LookupPDRoute handler latency in seconds."),
+  PD_POOL_REPLICAS(
+      "inferencecache_pd_pool_replicas",
+      Collector.Type.GAUGE,
+      "Replicas each pool of a P/D topology lists, as last pushed to /pd-topologies.",
+      "namespace",
+      "pool",
+      "role",
+      "topology"),
   INDEX_EVICTIONS(
       "inferencecache_index_evictions",
       Collector.Type.COUNTER,

@@ -33,6 +33,7 @@ import io.inferencecache.controlplane.server.resources.Endpoint;
 import io.inferencecache.controlplane.server.resources.HealthEndpoints;
 import io.inferencecache.controlplane.server.resources.ListenerRouter;
 import io.inferencecache.controlplane.server.resources.MetricsEndpoint;
+import io.inferencecache.controlplane.server.resources.PdTopologyEndpoint;
 import io.inferencecache.controlplane.server.resources.PolicyEndpoint;
 import io.inferencecache.controlplane.server.resources.ProbeEndpoint;
 import io.inferencecache.controlplane.server.resources.SnapshotEndpoint;
@@ -212,6 +213,9 @@ public final class ControlPlaneApplication extends Application<ControlPlaneConfi
         Map.of(
             "/snapshot", Authentication.require(snapshotAuth, new SnapshotEndpoint(index)),
             "/policy", Authentication.require(policyAuth, new PolicyEndpoint(index)),
+            "/pd-topologies",
+                Authentication.require(
+                    policyAuth, new PdTopologyEndpoint(index, routeMetrics.pd())),
             "/probe",
                 Authentication.require(probeAuth, new ProbeEndpoint(new Prober(index, null))));
     environment.jersey().disable();

@@ -43,6 +43,7 @@ public final class NettyGrpcLifecycle implements GrpcLifecycle {
         new LookupRouteHandler(
             index, tokenizer, context.engine().getBlockSize(), metrics, System::nanoTime);
     service = new InferenceCacheService(index, handler, metrics, System::nanoTime, context.feed());
+    service.pdRoutes().metrics(context.routeMetrics().pd()::record);
     if (context.forwarder() != null) {
       service.forwardIngest(context.forwarder());
     }

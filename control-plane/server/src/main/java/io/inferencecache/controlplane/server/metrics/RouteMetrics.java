@@ -8,9 +8,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * LookupRoute metrics: {@code inferencecache_lookup_route_calls_total{model,reason_code,hint_used}}
- * and {@code inferencecache_lookup_route_latency_seconds{model}}. {@link #record} has the shape of
- * the service's {@code io.inferencecache.service.lookup.LookupMetrics#record}, so the gRPC service
+ * LookupRoute metrics ({@link #pd()}: LookupPDRoute's): {@code
+ * inferencecache_lookup_route_calls_total{model,reason_code,hint_used}} and {@code
+ * inferencecache_lookup_route_latency_seconds{model}}. {@link #record} has the shape of the
+ * service's {@code io.inferencecache.service.lookup.LookupMetrics#record}, so the gRPC service
  * takes {@code routeMetrics::record}.
  *
  * <p>Only label sets that were recorded are exported, as a Prometheus client vector does: the
@@ -25,9 +26,16 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 public final class RouteMetrics {
   private final MetricRegistry registry;
   private final ConcurrentHashMap<String, ModelSeries> byModel = new ConcurrentHashMap<>();
+  private final PdMetrics pd;
 
   public RouteMetrics(final MetricRegistry registry) {
     this.registry = registry;
+    this.pd = new PdMetrics(registry);
+  }
+
+  /** The LookupPDRoute metrics (the service takes {@code pd()::record}). */
+  public PdMetrics pd() {
+    return pd;
   }
 
   /**

@@ -36,6 +36,55 @@ final class HttpText {
     write(resp, body);
   }
 
+  /**
+   * A GET or HEAD read-back of what the server holds: 200 {@code application/json} with its length,
+   * the body for GET only.
+   */
+  static void readBack(
+      final HttpServletRequest req, final HttpServletResponse resp, final String json)
+      throws IOException {
+    final byte[] held = json.getBytes(StandardCharsets.UTF_8);
+    resp.setStatus(HttpServletResponse.SC_OK);
+    resp.setContentType("application/json");
+    resp.setContentLength(held.length);
+    if ("GET".equals(req.getMethod())) {
+      resp.getOutputStream().write(held);
+    }
+  }
+
+  /**
+   * The common part of an endpoint whose POST/PUT replaces a whole set and whose GET/HEAD reads it
+   * back ({@code /policy}, {@code /pd-topologies}): answers GET and HEAD with {@code held}, other
+   * methods than POST and PUT with 405, a body over {@code limit} with 400 ({@code decode <what>:
+   * http: request body too large}); returns the body to decode, or {@code null} when answered.
+   */
+  static Body replaceWhole(
+      final HttpServletRequest req,
+      final HttpServletResponse resp,
+      final java.util.function.Supplier<String> held,
+      final String what,
+      final int limit)
+      throws IOException {
+    final String method = req.getMethod();
+    if ("GET".equals(method) || "HEAD".equals(method)) {
+      readBack(req, resp, held.get());
+      return null;
+    }
+    if (!"POST".equals(method) && !"PUT".equals(method)) {
+      methodNotAllowed(resp, "GET, HEAD, POST, PUT");
+      return null;
+    }
+    final Body body = read(req, limit);
+    if (body.tooLarge()) {
+      error(
+          resp,
+          HttpServletResponse.SC_BAD_REQUEST,
+          "decode " + what + ": http: request body too large");
+      return null;
+    }
+    return body;
+  }
+
   /** 405 with {@code Allow}. */
   static void methodNotAllowed(final HttpServletResponse resp, final String allow)
       throws IOException {

@@ -12,9 +12,9 @@ import org.eclipse.jetty.server.Connector;
 /**
  * The one servlet of the application context: dispatches on (listener, exact path) so that {@code
  * :8080} serves exactly {@code /healthz}, {@code /readyz}, {@code /metrics} and {@code :8081}
- * exactly {@code /snapshot}, {@code /policy}, {@code /probe}; anything else is Go's {@code 404 page
- * not found}. The listener is the name of the Jetty connector the request arrived on (see {@link
- * ListenerConnectorFactory}).
+ * exactly {@code /snapshot}, {@code /policy}, {@code /pd-topologies}, {@code /probe}; anything else
+ * is Go's {@code 404 page not found}. The listener is the name of the Jetty connector the request
+ * arrived on (see {@link ListenerConnectorFactory}).
  */
 public final class ListenerRouter extends HttpServlet {
   private static final long serialVersionUID = 1L;

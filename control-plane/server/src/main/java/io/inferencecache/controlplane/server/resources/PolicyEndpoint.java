@@ -7,7 +7,6 @@ import io.inferencecache.engine.policy.PolicySnapshot;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 
 /**
@@ -28,28 +27,14 @@ public final class PolicyEndpoint implements Endpoint {
   @Override
   public void handle(final HttpServletRequest req, final HttpServletResponse resp)
       throws IOException {
-    final String method = req.getMethod();
-    if ("GET".equals(method) || "HEAD".equals(method)) {
-      final byte[] held =
-          PolicyJson.write(index.get().policyStore().current()).getBytes(StandardCharsets.UTF_8);
-      resp.setStatus(HttpServletResponse.SC_OK);
-      resp.setContentType("application/json");
-      resp.setContentLength(held.length);
-      if ("GET".equals(method)) {
-        resp.getOutputStream().write(held);
-      }
-      return;
-    }
-    if (!"POST".equals(method) && !"PUT".equals(method)) {
-      HttpText.methodNotAllowed(resp, "GET, HEAD, POST, PUT");
-      return;
-    }
-    final HttpText.Body body = HttpText.read(req, MAX_BODY_BYTES);
-    if (body.tooLarge()) {
-      HttpText.error(
-          resp,
-          HttpServletResponse.SC_BAD_REQUEST,
-          "decode policy snapshot: http: request body too large");
+    final HttpText.Body body =
+        HttpText.replaceWhole(
+            req,
+            resp,
+            () -> PolicyJson.write(index.get().policyStore().current()),
+            "policy snapshot",
+            MAX_BODY_BYTES);
+    if (body == null) {
       return;
     }
     final PolicySnapshot snapshot;
