@@ -66,7 +66,8 @@ final class PdIndex implements AutoCloseable {
     if (policy == PdPolicy.PD_ROUTER) {
       target.policy(policy(o)); // pd-blind asks LookupRoute as a tenant without a policy
     }
-    this.router = new PdRouter(target.index(), System::nanoTime);
+    // A constant router clock: no deadline can fire, so a run never depends on the machine's speed.
+    this.router = new PdRouter(target.index(), () -> 0L);
   }
 
   /** The fleet as a /pd-topologies body: per vendor a prefill and a decode pool. */
@@ -126,7 +127,7 @@ final class PdIndex implements AutoCloseable {
       MooncakeTraceFile.putKey(hash, 0, k);
       q.addBlockHash(hash, 0, 8).addBlockTokenCount(MooncakeTraceFile.TOKENS_PER_BLOCK);
     }
-    router.route(pdRequest, pdResult, System.nanoTime(), Long.MAX_VALUE);
+    router.route(pdRequest, pdResult, 0L, Long.MAX_VALUE);
     out.reason = pdResult.reasonCode();
     if (!pdResult.hasPair()) {
       return false;

@@ -45,18 +45,9 @@ final class PdPlot {
     }
     final int width = LEFT + FIGURES.size() * (PW + GAP) + 130;
     final int height = TOP + byTrace.size() * (PH + GAP) + 10;
-    final StringBuilder b = new StringBuilder();
-    b.append(
-        String.format(
-            Locale.ROOT,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
-                + " font-family=\"sans-serif\" font-size=\"11\">%n"
-                + "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>%n"
-                + "<text x=\"%d\" y=\"20\" font-size=\"14\" font-weight=\"bold\">Disaggregated"
-                + " serving (simulated): figures against offered load</text>%n",
-            width,
-            height,
-            LEFT));
+    final StringBuilder b =
+        SvgChart.open(
+            width, height, LEFT, "Disaggregated serving (simulated): figures against offered load");
     int y = TOP;
     for (Map.Entry<String, List<PdSimulator.Row>> e : byTrace.entrySet()) {
       int x = LEFT;
@@ -68,22 +59,9 @@ final class PdPlot {
     }
     final int lx = LEFT + FIGURES.size() * (PW + GAP) - 20;
     for (int i = 0; i < policies.size(); i++) {
-      final int ly = TOP + 10 + i * 18;
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>"
-                  + "<text x=\"%d\" y=\"%d\">%s</text>%n",
-              lx,
-              ly,
-              lx + 22,
-              ly,
-              color(policies.get(i)),
-              lx + 28,
-              ly + 4,
-              policies.get(i).label));
+      SvgChart.legend(b, lx, TOP + 10 + i * 18, color(policies.get(i)), policies.get(i).label);
     }
-    return b.append("</svg>\n").toString();
+    return SvgChart.close(b);
   }
 
   private static void panel(
@@ -115,43 +93,18 @@ final class PdPlot {
       hi = hi <= 0 ? 1 : hi * 1.05;
     }
     final double spanX = maxLoad > minLoad ? maxLoad - minLoad : 1;
-    b.append(
-        String.format(
-            Locale.ROOT,
-            "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>%n"
-                + "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\""
-                + " stroke=\"black\"/>%n",
-            x0,
-            y0 - 6,
-            title,
-            x0,
-            y0,
-            PW,
-            PH));
+    SvgChart.frame(b, x0, y0, PW, PH, title);
     for (int t = 0; t <= 4; t++) {
       final double v = lo + (hi - lo) * t / 4;
-      final double gy = y0 + PH - (double) t / 4 * PH;
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
-                  + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
-              x0,
-              gy,
-              x0 + PW,
-              gy,
-              x0 - 4,
-              gy + 4,
-              label(f.log() ? Math.pow(10, v) : v)));
+      SvgChart.yGrid(
+          b, x0, PW, y0 + PH - (double) t / 4 * PH, label(f.log() ? Math.pow(10, v) : v));
     }
     for (PdSimulator.Row row : rows) {
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f%%</text>%n",
-              x0 + (row.load() - minLoad) / spanX * PW,
-              y0 + PH + 14,
-              row.load() * 100));
+      SvgChart.xLabel(
+          b,
+          x0 + (row.load() - minLoad) / spanX * PW,
+          y0 + PH + 14,
+          String.format(Locale.ROOT, "%.0f%%", row.load() * 100));
     }
     for (PdPolicy p : policies) {
       final StringBuilder pts = new StringBuilder();
@@ -168,13 +121,7 @@ final class PdPlot {
           }
         }
       }
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"/>%n",
-              pts.toString().trim(),
-              color(p),
-              p == PdPolicy.PD_ROUTER ? "3" : "1.6"));
+      SvgChart.line(b, pts.toString(), color(p), p == PdPolicy.PD_ROUTER ? "3" : "1.6");
     }
   }
 
