@@ -42,6 +42,7 @@ import io.inferencecache.proto.v1alpha1.GetCacheStateRequest;
 import io.inferencecache.proto.v1alpha1.GetCacheStateResponse;
 import io.inferencecache.proto.v1alpha1.InferenceCacheGrpc;
 import io.inferencecache.proto.v1alpha1.LookupPDRouteRequest;
+import io.inferencecache.proto.v1alpha1.LookupPDRouteResponse;
 import io.inferencecache.proto.v1alpha1.LookupRouteResponse;
 import io.inferencecache.proto.v1alpha1.RenderTemplateRequest;
 import io.inferencecache.proto.v1alpha1.RenderTemplateResponse;
@@ -505,18 +506,19 @@ class InferenceCacheIngestTest {
   }
 
   @Test
-  void lookupPdRouteAnswersNoHint() throws Exception {
+  void lookupPdRouteWithoutATopologyFailsOpenWithoutAPair() throws Exception {
     report(legacyUpdate("r-a", hash(2, 0), 128)).get(10, TimeUnit.SECONDS);
-    assertThat(
-            h.stub
-                .lookupPDRoute(
-                    LookupPDRouteRequest.newBuilder()
-                        .setTenantId(TENANT)
-                        .setModelId(MODEL)
-                        .setPrefixHash(hash(2, 0))
-                        .build())
-                .getReasonCode())
-        .isEqualTo("NO_HINT");
+    final LookupPDRouteResponse r =
+        h.stub.lookupPDRoute(
+            LookupPDRouteRequest.newBuilder()
+                .setTenantId(TENANT)
+                .setModelId(MODEL)
+                .setPrefixHash(hash(2, 0))
+                .build());
+    assertThat(r.getReasonCode()).isEqualTo("PD_TOPOLOGY_NOT_FOUND");
+    assertThat(r.getPrefillReplicaId()).isEmpty();
+    assertThat(r.getDecodeReplicaId()).isEmpty();
+    assertThat(r.getMessage()).isNotEmpty();
   }
 
   @Test
