@@ -6,6 +6,7 @@ import io.inferencecache.engine.internal.StringDictionary;
 import io.inferencecache.engine.internal.TenantModelState;
 import io.inferencecache.engine.pd.CompiledTopology;
 import io.inferencecache.engine.pd.PdTopologyStore;
+import io.inferencecache.engine.pd.PendingPrefill;
 import io.inferencecache.engine.policy.PolicyStore;
 import io.inferencecache.engine.policy.ResolvedPolicy;
 import java.util.concurrent.TimeUnit;
@@ -37,21 +38,26 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Prefill candidates.</b> Every live prefill member by its expected time to first token in
  *       the cost model ({@link CostModelRouting#cost}: uncached tokens ÷ prefillTokensPerSecond +
  *       the wait for a slot from its staleness-discounted reported load, {@link
- *       CostModelRouting#load}), then its load, then replica-id order; the best {@link
+ *       CostModelRouting#load}) + its backlog: the uncached tokens this router sent it since its
+ *       last stats report ({@link PendingPrefill}) ÷ prefillTokensPerSecond, so prefill load is
+ *       counted in tokens, not requests; then its load, then replica-id order; the best {@link
  *       #CANDIDATES}.
- *   <li><b>Decode candidates.</b> Every live decode member by the wait for a slot, then its load,
- *       then replica-id order; the best {@link #CANDIDATES}.
+ *   <li><b>Decode candidates.</b> Every live decode member by the wait for a slot (+ the backlog of
+ *       decode-local prefills sent to it), then its load, then replica-id order; the best {@link
+ *       #CANDIDATES}. In the same pass, the cheapest decode-local answer ({@link #localCost}) among
+ *       the members whose own uncached part is below the topology's {@code
+ *       decodeLocalPrefillTokens}.
  *   <li><b>Pairs.</b> Each of the ≤ 4 × 4 pairs costs prefill estimate + KV transfer (prompt tokens
  *       × kvBytesPerToken ÷ the link class's bandwidth: same replica 0, same node, same accelerator
  *       vendor, cross) + decode wait; the cheapest wins; among equal pairs, the earlier decode
  *       candidate, then the earlier prefill candidate (so equal replicas take turns by load, and an
  *       idle fleet starts with the first replica ids).
- *   <li><b>Skip rule.</b> When the winner's prefill would compute fewer uncached tokens than the
- *       topology's {@code decodeLocalPrefillTokens}, the decode candidate with the lowest local
- *       cost (its own uncached prefill + its wait) is answered for both: {@code PD_DECODE_LOCAL}.
+ *   <li><b>Skip rule.</b> When that decode-local answer costs no more than the best pair, its
+ *       replica is answered for both: {@code PD_DECODE_LOCAL}; its uncached tokens join its backlog
+ *       and the answer its load.
  *   <li><b>Answer.</b> {@code PD_PAIR} with both replicas, their pools, the transport hint and the
- *       prefill replica's matched tokens; each named replica counts one answer toward its load
- *       until its next stats report.
+ *       prefill replica's matched tokens; the prefill replica's uncached tokens join its backlog,
+ *       the answer the decode replica's load, until each one's next stats report.
  * </ol>
  *
  * <p><b>Never half a pair</b>: both replicas are set or neither. <b>Fail-open</b>: every miss is an
@@ -89,6 +95,7 @@ public final class PdRouter {
   private final PdTopologyStore topologies;
   private final CostModelRouting costModel;
   private final AnswerCounts answers;
+  private final PendingPrefill pending;
   private final LongSupplier nanoTime;
 
   /**
@@ -105,6 +112,7 @@ public final class PdRouter {
     this.policies = state.policyStore;
     this.topologies = state.pdTopologyStore;
     this.answers = new AnswerCounts();
+    this.pending = new PendingPrefill();
     this.costModel = new CostModelRouting(state, answers);
     this.nanoTime = nanoTime;
   }
@@ -237,7 +245,7 @@ public final class PdRouter {
       }
       final int m = matched(r, id);
       final float load = costModel.load(tm, id, now, ttl, policy);
-      final float c = CostModelRouting.cost(tokens, m, load, policy);
+      final float c = CostModelRouting.cost(tokens, m, load, policy) + backlogMs(tm, id, policy);
       out.prefillCount =
           keep(
               t,
@@ -257,7 +265,12 @@ public final class PdRouter {
       return;
     }
 
-    // 6. Live decode members, the best CANDIDATES by wait, load, replica-id order.
+    // 6. Live decode members, the best CANDIDATES by wait, load, replica-id order; and the
+    // cheapest decode-local answer among those whose own uncached part is below the threshold.
+    final int threshold = t.decodeLocalPrefillTokens();
+    int local = -1;
+    int localMatched = 0;
+    float localCost = Float.POSITIVE_INFINITY;
     final int nd = t.size(CompiledTopology.DECODE);
     for (int i = 0; i < nd; i++) {
       final int id = t.replica(CompiledTopology.DECODE, i);
@@ -265,6 +278,19 @@ public final class PdRouter {
         continue;
       }
       final float load = costModel.load(tm, id, now, ttl, policy);
+      final int m = matched(r, id);
+      final float backlog = backlogMs(tm, id, policy);
+      if (threshold > 0 && tokens - m < threshold) {
+        final float c = localCost(tokens, m, load, backlog, policy);
+        if (local < 0
+            || c < localCost
+            || (c == localCost
+                && t.rank(CompiledTopology.DECODE, i) < t.rank(CompiledTopology.DECODE, local))) {
+          local = i;
+          localCost = c;
+          localMatched = m;
+        }
+      }
       out.decodeCount =
           keep(
               t,
@@ -275,9 +301,9 @@ public final class PdRouter {
               out.decodeMatched,
               out.decodeCount,
               i,
-              CostModelRouting.cost(0, 0, load, policy),
+              CostModelRouting.cost(0, 0, load, policy) + backlog,
               load,
-              matched(r, id));
+              m);
     }
     if (out.decodeCount == 0) {
       finish(out, ReasonCodes.PD_POOL_EMPTY, MSG_DECODE_EMPTY, start);
@@ -303,33 +329,20 @@ public final class PdRouter {
       }
     }
 
-    // 8. Skip rule: a small uncached part is prefilled where it is decoded.
-    final int threshold = t.decodeLocalPrefillTokens();
-    if (threshold > 0 && tokens - out.prefillMatched[bestP] < threshold) {
-      int local = -1;
-      float localCost = Float.POSITIVE_INFINITY;
-      for (int b = 0; b < out.decodeCount; b++) {
-        final float c =
-            CostModelRouting.cost(tokens, out.decodeMatched[b], out.decodeLoad[b], policy);
-        if (local < 0
-            || c < localCost
-            || (c == localCost
-                && t.rank(CompiledTopology.DECODE, out.decode[b])
-                    < t.rank(CompiledTopology.DECODE, out.decode[local]))) {
-          local = b;
-          localCost = c;
-        }
-      }
-      final int d = out.decode[local];
-      final String name = t.replicaName(CompiledTopology.DECODE, d);
+    // 8. Skip rule: decode-local when a decode member's own uncached part is below the threshold
+    // and prefilling there (with the stall it causes its batch) costs no more than the best pair.
+    if (local >= 0 && localCost <= best) {
+      final String name = t.replicaName(CompiledTopology.DECODE, local);
+      final int d = t.replica(CompiledTopology.DECODE, local);
       out.prefillReplica = name;
       out.decodeReplica = name;
-      out.prefillPool = t.pool(CompiledTopology.DECODE, d);
+      out.prefillPool = t.pool(CompiledTopology.DECODE, local);
       out.decodePool = out.prefillPool;
-      out.prefillMatchedTokens = out.decodeMatched[local];
+      out.prefillMatchedTokens = localMatched;
       out.estimatedTtftMs = localCost;
       out.transferMs = 0f;
-      answers.answered(tm, t.replica(CompiledTopology.DECODE, d));
+      pending.add(d, reportedAt(tm, d), tokens - localMatched);
+      answers.answered(tm, d);
       finish(out, ReasonCodes.PD_DECODE_LOCAL, "", start);
       return;
     }
@@ -344,9 +357,43 @@ public final class PdRouter {
     out.prefillMatchedTokens = out.prefillMatched[bestP];
     out.estimatedTtftMs = (float) best;
     out.transferMs = (float) bestTransfer;
-    answers.answered(tm, t.replica(CompiledTopology.PREFILL, p));
+    final int pid = t.replica(CompiledTopology.PREFILL, p);
+    pending.add(pid, reportedAt(tm, pid), tokens - out.prefillMatched[bestP]);
     answers.answered(tm, t.replica(CompiledTopology.DECODE, d));
     finish(out, ReasonCodes.PD_PAIR, "", start);
+  }
+
+  /**
+   * The expected time to first token of a decode-local answer on a decode member: its own uncached
+   * prefill and its wait (the cost model), plus the stall that prefill causes the batch it runs,
+   * charged as the prefill time × the member's occupancy ({@code load ÷ slots}, at most 1: a full
+   * batch pays as much again).
+   */
+  static float localCost(
+      final int tokens,
+      final int matched,
+      final float load,
+      final float backlogMs,
+      final ResolvedPolicy policy) {
+    final float prefillMs = Math.max(0, tokens - matched) * 1000f / policy.prefillTokensPerSecond();
+    final float occupancy = Math.min(1f, Math.max(0f, load / policy.slots()));
+    return CostModelRouting.cost(tokens, matched, load, policy) + backlogMs + prefillMs * occupancy;
+  }
+
+  /**
+   * The prefill work (ms) this router sent to {@code replica} since its last stats report: the
+   * uncached tokens of those answers ÷ prefillTokensPerSecond.
+   */
+  private float backlogMs(
+      final TenantModelState tm, final int replica, final ResolvedPolicy policy) {
+    final long queued = pending.since(replica, reportedAt(tm, replica));
+    return queued == 0 ? 0f : queued * 1000f / policy.prefillTokensPerSecond();
+  }
+
+  /** When {@code replica}'s current stats were reported ({@link Long#MIN_VALUE}: never). */
+  private static long reportedAt(final TenantModelState tm, final int replica) {
+    final StatsRow row = tm == null ? null : tm.stats.get(replica);
+    return row == null ? Long.MIN_VALUE : row.statsReported();
   }
 
   /** Whether {@code ref} is {@code namespace/name}: one '/', neither part empty. */

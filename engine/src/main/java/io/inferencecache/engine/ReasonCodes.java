@@ -22,7 +22,8 @@ public final class ReasonCodes {
   public static final String PD_PAIR = "PD_PAIR";
 
   /**
-   * LookupPDRoute: the uncached part is below the skip threshold; prefill on the decode replica.
+   * LookupPDRoute: a decode replica's own uncached part is below the skip threshold and prefilling
+   * there costs no more than the best pair; prefill on that decode replica.
    */
   public static final String PD_DECODE_LOCAL = "PD_DECODE_LOCAL";
 

@@ -3,6 +3,7 @@ package io.inferencecache.engine;
 import static io.inferencecache.engine.IndexFixtures.chain;
 import static io.inferencecache.engine.IndexFixtures.stats;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.inferencecache.engine.pd.AcceleratorType;
@@ -314,18 +315,85 @@ class PdRouterTest {
   void aSmallUncachedPartIsPrefilledOnTheDecodeReplica() {
     topologies(fourByFour(1024));
     allAlive();
-    holds("pf-1", 7); // 512 uncached tokens < 1,024
-    holds("dc-2", 6);
+    holds("pf-1", 7); // 512 uncached on pf-1 and on dc-2 alike
+    holds("dc-2", 7);
+    holds("dc-1", 6); // 1,024 uncached: not below the threshold
     final PdRouteResult out = route(PROMPT);
     assertThat(out.reasonCode()).isEqualTo(ReasonCodes.PD_DECODE_LOCAL);
-    // dc-2 holds the most of the prompt among the idle decode replicas: least local prefill.
+    // The same prefill without the KV transfer: dc-2 prefills its own 512 tokens.
     assertThat(out.prefillReplica()).isEqualTo("dc-2");
     assertThat(out.decodeReplica()).isEqualTo("dc-2");
     assertThat(out.prefillPool()).isEqualTo("decode");
     assertThat(out.decodePool()).isEqualTo("decode");
-    assertThat(out.prefillMatchedTokens()).isEqualTo(6 * BLOCK);
+    assertThat(out.prefillMatchedTokens()).isEqualTo(7 * BLOCK);
     assertThat(out.transferMs()).isZero();
     assertThat(out.transportHint()).isEqualTo("NIXL");
+  }
+
+  @Test
+  void theDecodeReplicasOwnUncachedPartIsTestedNotThePrefillReplicas() {
+    topologies(fourByFour(1024));
+    allAlive();
+    holds("pf-1", 8); // nothing to prefill on pf-1, but 4,096 tokens on every decode replica
+    final PdRouteResult out = route(PROMPT);
+    assertThat(out.reasonCode()).isEqualTo(ReasonCodes.PD_PAIR);
+    assertThat(out.prefillReplica()).isEqualTo("pf-1");
+    assertThat(out.decodeReplica()).isEqualTo("dc-1");
+  }
+
+  @Test
+  void aDecodeReplicaHoldingThePromptPrefillsLocallyWhenThePrefillPoolHoldsNothing() {
+    topologies(fourByFour(1024));
+    allAlive();
+    holds("dc-3", 7); // 51.2 ms there against 409.6 ms on any prefill replica
+    final PdRouteResult out = route(PROMPT);
+    assertThat(out.reasonCode()).isEqualTo(ReasonCodes.PD_DECODE_LOCAL);
+    assertThat(out.decodeReplica()).isEqualTo("dc-3");
+    assertThat(out.estimatedTtftMs()).isCloseTo(51.2f, offset(0.1f));
+  }
+
+  @Test
+  void aCheaperPairWinsOverAnEligibleDecodeReplica() {
+    topologies(fourByFour(1024));
+    allAlive();
+    holds("pf-0", 8); // nothing to prefill: the pair costs only the same-node transfer
+    holds("dc-3", 7); // 512 tokens below the threshold, but 51.2 ms of prefill
+    final PdRouteResult out = route(PROMPT);
+    assertThat(out.reasonCode()).isEqualTo(ReasonCodes.PD_PAIR);
+    assertThat(out.prefillReplica()).isEqualTo("pf-0");
+    assertThat(out.decodeReplica()).isEqualTo("dc-0");
+  }
+
+  @Test
+  void aBusyDecodeReplicaPaysItsWaitAndTheStallOfItsBatch() {
+    topologies(fourByFour(1024));
+    allAlive();
+    holds("dc-2", 7);
+    clock.nanos += TimeUnit.MILLISECONDS.toNanos(1);
+    alive(1f, "dc-2"); // 8 of 8 slots: 375 ms of wait + 51.2 ms of prefill + 51.2 ms of stall
+    final PdRouteResult out = route(PROMPT);
+    assertThat(out.reasonCode()).isEqualTo(ReasonCodes.PD_PAIR); // 409.6 ms + the transfer
+    assertThat(out.decodeReplica()).isNotEqualTo("dc-2");
+    assertThat(PdRouter.localCost(8 * BLOCK, 7 * BLOCK, 8f, 0f, index.policyStore().resolve(T)))
+        .isCloseTo(375f + 51.2f + 51.2f, offset(0.1f));
+  }
+
+  @Test
+  void aPrefillReplicaJustHandedALongPromptLooksBusyByItsTokensUntilItsNextReport() {
+    topologies(fourByFour(0));
+    allAlive();
+    final String[] longPrompt = new String[64]; // 32,768 uncached tokens: 3.3 s of prefill
+    for (int i = 0; i < longPrompt.length; i++) {
+      longPrompt[i] = "long-" + i;
+    }
+    assertThat(route(longPrompt).prefillReplica()).isEqualTo("pf-0");
+    holds("pf-0", 4); // half of PROMPT: 204.8 ms there, 409.6 ms elsewhere
+    // One request among 8 slots would cost no wait; its 32,768 tokens cost 3.3 s.
+    assertThat(route(PROMPT).prefillReplica()).isNotEqualTo("pf-0");
+    // A new stats report includes that request: the count starts afresh.
+    clock.nanos += TimeUnit.MILLISECONDS.toNanos(1);
+    alive(0f, "pf-0");
+    assertThat(route(PROMPT).prefillReplica()).isEqualTo("pf-0");
   }
 
   @Test

@@ -116,7 +116,10 @@ public final class CompiledTopology {
     return topology.transport();
   }
 
-  /** The skip rule's threshold in uncached prefill tokens (0: never decode-local). */
+  /**
+   * The skip rule's threshold: a decode replica's own uncached tokens must be below it for a
+   * decode-local answer (0: never decode-local).
+   */
   public int decodeLocalPrefillTokens() {
     return topology.decodeLocalPrefillTokens();
   }

@@ -13,9 +13,9 @@ import java.util.Set;
  * @param name non-empty, no {@code /}
  * @param transport {@code Mooncake}, {@code NIXL}, {@code Direct} or empty (unknown); answered as
  *     {@code transport_hint}; {@code null} → empty
- * @param decodeLocalPrefillTokens the skip rule: when the chosen prefill replica would still
- *     compute fewer uncached tokens than this, the decode replica prefills itself ({@code
- *     PD_DECODE_LOCAL}); 0 (the default) never skips; ≥ 0
+ * @param decodeLocalPrefillTokens the skip rule: a decode replica whose own uncached part is below
+ *     this may prefill the prompt itself ({@code PD_DECODE_LOCAL}) when that costs no more than the
+ *     best pair; 0 (the default) never skips; ≥ 0
  * @param links the link classes' bandwidths; {@code null} → {@link PdLinks#DEFAULTS}
  * @param kvBytesPerToken KV bytes moved per prompt token; ≤ 0 → {@link #KV_BYTES_PER_TOKEN_DEFAULT}
  * @param prefillPools at least one

@@ -48,18 +48,12 @@ final class FleetGridPlot {
     }
     final int width = ML + cols.size() * (PW + GAP) + 170;
     final int height = MT + rows.size() * (PH + GAP + 20) + 20;
-    final StringBuilder b = new StringBuilder();
-    b.append(
-        String.format(
-            Locale.ROOT,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
-                + " font-family=\"sans-serif\" font-size=\"11\">%n"
-                + "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>%n"
-                + "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">TTFT p90 (ms, log"
-                + " scale) against offered load; columns: stats interval</text>%n",
+    final StringBuilder b =
+        SvgChart.open(
             width,
             height,
-            ML));
+            ML,
+            "TTFT p90 (ms, log scale) against offered load; columns: stats interval");
     int row = 0;
     for (Map.Entry<String, List<FleetGrid.Cell>> e : rows.entrySet()) {
       for (int col = 0; col < cols.size(); col++) {
@@ -80,22 +74,9 @@ final class FleetGridPlot {
     }
     final int lx = ML + cols.size() * (PW + GAP);
     for (int i = 0; i < policies.size(); i++) {
-      final int y = MT + 20 + i * 20;
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>"
-                  + "<text x=\"%d\" y=\"%d\">%s</text>%n",
-              lx,
-              y,
-              lx + 25,
-              y,
-              color(policies.get(i)),
-              lx + 32,
-              y + 4,
-              policies.get(i).label));
+      SvgChart.legend(b, lx, MT + 20 + i * 20, color(policies.get(i)), policies.get(i).label);
     }
-    return b.append("</svg>\n").toString();
+    return SvgChart.close(b);
   }
 
   private static void panel(
@@ -117,43 +98,14 @@ final class FleetGridPlot {
     }
     final double logLo = Math.floor(Math.log10(Math.max(1, lo)) * 4) / 4;
     final double logHi = Math.max(logLo + 0.25, Math.ceil(Math.log10(Math.max(1, hi)) * 4) / 4);
-    b.append(
-        String.format(
-            Locale.ROOT,
-            "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>%n"
-                + "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\""
-                + " stroke=\"black\"/>%n",
-            x0,
-            y0 - 6,
-            title,
-            x0,
-            y0,
-            PW,
-            PH));
+    SvgChart.frame(b, x0, y0, PW, PH, title);
     for (double t = logLo; t <= logHi + 1e-9; t += 0.25) {
       final double y = y0 + PH - (t - logLo) / (logHi - logLo) * PH;
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>"
-                  + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%,.0f</text>%n",
-              x0,
-              y,
-              x0 + PW,
-              y,
-              x0 - 4,
-              y + 4,
-              Math.pow(10, t)));
+      SvgChart.yGrid(b, x0, PW, y, String.format(Locale.ROOT, "%,.0f", Math.pow(10, t)));
     }
     for (FleetGrid.Cell c : cells) {
       final double x = x0 + (c.load() - minLoad) / (maxLoad - minLoad) * PW;
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f%%</text>%n",
-              x,
-              y0 + PH + 14,
-              c.load() * 100));
+      SvgChart.xLabel(b, x, y0 + PH + 14, String.format(Locale.ROOT, "%.0f%%", c.load() * 100));
     }
     for (FleetPolicy p : policies) {
       final StringBuilder pts = new StringBuilder();
@@ -167,13 +119,7 @@ final class FleetGridPlot {
         final double y = y0 + PH - (v - logLo) / (logHi - logLo) * PH;
         pts.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
       }
-      b.append(
-          String.format(
-              Locale.ROOT,
-              "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"/>%n",
-              pts.toString().trim(),
-              color(p),
-              p == FleetPolicy.COST_MODEL ? "3" : "1.6"));
+      SvgChart.line(b, pts.toString(), color(p), p == FleetPolicy.COST_MODEL ? "3" : "1.6");
     }
   }
 

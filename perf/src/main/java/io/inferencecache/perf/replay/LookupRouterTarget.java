@@ -41,6 +41,11 @@ final class LookupRouterTarget implements ReplayTarget {
     }
   }
 
+  /** The index the router reads (for the P/D router, which reads the same index). */
+  CacheIndex index() {
+    return index;
+  }
+
   @Override
   public void lookup(final long[] chain, final Hint out) {
     request.reset();

@@ -44,9 +44,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code pools} decode replicas (pf-i and dc-i on node-i, one vendor), every one with a stats row
  * (pressures 0 to 0.7), 256 chains of 64 blocks (8-byte hashes, 16 tokens a block): chain {@code c}
  * held in full by pf-(c mod pools), its first 32 blocks by the next prefill replica and its first
- * 48 by dc-(c mod pools). Each operation routes the next of 1,024 requests, each a 64-block chain
- * whose last 8 (odd requests: 128 uncached tokens, below the topology's 256: PD_DECODE_LOCAL) or 32
- * blocks (even: PD_PAIR) are new.
+ * 56 by dc-(c mod pools). Each operation routes the next of 1,024 requests, each a 64-block chain
+ * whose last 8 (odd requests: 128 uncached tokens on dc-(c mod pools), below the topology's 256:
+ * PD_DECODE_LOCAL where that is no dearer than the pair) or 32 blocks (even: PD_PAIR) are new.
  *
  * <p>Sample mode (p50/p99 in the JSON); run with {@code -prof gc} for {@code gc.alloc.rate.norm}.
  */
@@ -144,7 +144,7 @@ public class LookupPdRouteBenchmark {
       final float p = (c % 8) * 0.1f;
       index.ingest(held("pf-" + (c % pools), c, BLOCKS, p));
       index.ingest(held("pf-" + ((c + 1) % pools), c, 32, p));
-      index.ingest(held("dc-" + (c % pools), c, 48, p));
+      index.ingest(held("dc-" + (c % pools), c, 56, p));
     }
     router = new PdRouter(index, System::nanoTime);
     service = new LookupPdRoutes(index, System::nanoTime);
