@@ -16,7 +16,8 @@ import java.util.TreeSet;
  *   <li>a required slot with no value, or an empty one, fails, naming the slot (in declaration
  *       order);
  *   <li>a variable that names no slot of the template fails, naming the variable (the smallest such
- *       name);
+ *       name; a name over {@value TemplateRules#MAX_QUOTED_CHARS} characters is quoted cut, see
+ *       {@link TemplateRules#excerpt});
  *   <li>a prompt over {@link TemplateRules#MAX_RENDERED_BYTES} UTF-8 bytes fails.
  * </ol>
  *
@@ -73,7 +74,7 @@ public final class TemplateRenderer {
       for (String n : names) {
         unknown.remove(n);
       }
-      final String first = unknown.first();
+      final String first = TemplateRules.excerpt(unknown.first());
       return new RenderResult.Failure(
           first, "variable \"" + first + "\" names no slot of template " + t.ref());
     }

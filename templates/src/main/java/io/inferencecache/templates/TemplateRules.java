@@ -214,6 +214,24 @@ public final class TemplateRules {
     }
   }
 
+  /**
+   * Most characters of a caller's string (a variable name, a template ref) an answer quotes: a
+   * longer one is cut there and marked {@code …}, so an answer never echoes a huge input whole.
+   */
+  public static final int MAX_QUOTED_CHARS = 64;
+
+  /** {@code s}, or its first {@value #MAX_QUOTED_CHARS} characters and {@code …} when longer. */
+  public static String excerpt(final String s) {
+    if (s.length() <= MAX_QUOTED_CHARS) {
+      return s;
+    }
+    final int end =
+        Character.isHighSurrogate(s.charAt(MAX_QUOTED_CHARS - 1))
+            ? MAX_QUOTED_CHARS - 1
+            : MAX_QUOTED_CHARS;
+    return s.substring(0, end) + "…";
+  }
+
   /** Longest namespace or name of a template (Kubernetes' DNS subdomain bound). */
   public static final int MAX_OBJECT_NAME_CHARS = 253;
 

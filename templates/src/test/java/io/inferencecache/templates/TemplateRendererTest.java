@@ -114,6 +114,18 @@ class TemplateRendererTest {
   }
 
   @Test
+  void anUnknownVariableOfAHugeNameIsQuotedShortened() throws Exception {
+    final PromptTemplate t = template("{{.system}}{{.question}}", SYSTEM, QUESTION);
+    final String huge = "v".repeat(1 << 20);
+    final var f =
+        failure(TemplateRenderer.render(t, Map.of("system", "s", "question", "q", huge, "1")));
+    // the message quotes at most an excerpt of the name, not the megabyte the caller sent
+    assertThat(f.message().length()).isLessThan(400);
+    assertThat(f.message()).contains("\"" + "v".repeat(64) + "…\"");
+    assertThat(f.slot().length()).isLessThanOrEqualTo(65);
+  }
+
+  @Test
   void aValueOverTheBoundFailsNamingTheSlot() throws Exception {
     final PromptTemplate t = template("{{.system}}{{.question}}", SYSTEM, QUESTION);
     final String big = "x".repeat(TemplateRules.MAX_VARIABLE_CHARS + 1);

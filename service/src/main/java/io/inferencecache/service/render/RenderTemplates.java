@@ -10,6 +10,7 @@ import io.inferencecache.proto.v1alpha1.RenderTemplateResponse;
 import io.inferencecache.service.prompt.PromptTokenizer;
 import io.inferencecache.templates.RenderResult;
 import io.inferencecache.templates.TemplateRenderer;
+import io.inferencecache.templates.TemplateRules;
 import io.inferencecache.templates.TemplateStore;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Semaphore;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *   <li>The server holds no template at all → upstream's answer: {@code OK}, every other field
  *       empty (the caller hashes its raw prompt itself).
  *   <li>{@code template_ref} ({@code namespace/name}) not held → {@code TEMPLATE_NOT_FOUND}, the
- *       message naming the ref.
+ *       message naming the ref (cut to {@link TemplateRules#excerpt} when longer).
  *   <li>Render ({@link TemplateRenderer}): a broken rule → {@code RENDER_ERROR}, the message naming
  *       the slot (or variable) and the template.
  *   <li>{@code OK}: {@code rendered_prompt} (UTF-8), {@code template_revision}, {@code
@@ -94,7 +95,10 @@ public final class RenderTemplates {
     try {
       r = decide(request);
     } catch (RuntimeException e) {
-      LOG.error("event=render_template_internal_error ref={}", request.getTemplateRef(), e);
+      LOG.error(
+          "event=render_template_internal_error ref={}",
+          TemplateRules.excerpt(request.getTemplateRef()),
+          e);
       r =
           RenderTemplateResponse.newBuilder()
               .setReasonCode(RENDER_ERROR)
@@ -120,7 +124,7 @@ public final class RenderTemplates {
               ref.isEmpty()
                   ? "template_ref is empty: name a template as namespace/name"
                   : "template \""
-                      + ref
+                      + TemplateRules.excerpt(ref)
                       + "\" is not held by this server (template_ref is namespace/name)")
           .build();
     }

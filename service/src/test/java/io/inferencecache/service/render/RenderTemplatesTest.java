@@ -103,6 +103,16 @@ class RenderTemplatesTest {
   }
 
   @Test
+  void aHugeTemplateRefIsQuotedShortenedNotEchoedWhole() throws Exception {
+    hold();
+    final String huge = "team-a/" + "x".repeat(1 << 20);
+    final RenderTemplateResponse r = handler.answer(req().setTemplateRef(huge).build());
+    assertThat(r.getReasonCode()).isEqualTo("TEMPLATE_NOT_FOUND");
+    assertThat(r.getMessage().length()).isLessThan(1000);
+    assertThat(r.getMessage()).startsWith("template \"team-a/xxx").contains("…\"");
+  }
+
+  @Test
   void aMissingRequiredSlotIsRenderErrorNamingTheSlot() throws Exception {
     hold();
     final RenderTemplateResponse r = handler.answer(req().removeVariables("question").build());

@@ -24,7 +24,7 @@ public final class PDTopology extends CustomResource<PDTopology.Spec, PDTopology
     /** How KV moves from prefill to decode (LookupPDRoute's {@code transport_hint}). */
     public Transport transport;
 
-    /** Uncached prompt tokens at or under which the decode replica prefills itself; 0 never. */
+    /** Uncached prompt tokens below which the decode replica prefills itself; 0 never. */
     public Integer decodeLocalPrefillTokens;
 
     /** Transfer bandwidth per link class. */

@@ -39,15 +39,25 @@ public final class Conditions {
     return c == null ? null : c.getReason();
   }
 
-  /** Sets {@code type}; returns the list (created when {@code list} is null). */
+  /**
+   * Longest condition message the API server takes ({@code metav1.Condition}'s bound, the CRDs'
+   * {@code maxLength}); a longer one would make the whole status write fail.
+   */
+  public static final int MAX_MESSAGE_CHARS = 32_768;
+
+  /**
+   * Sets {@code type}; returns the list (created when {@code list} is null). A message over {@link
+   * #MAX_MESSAGE_CHARS} is cut to fit, ending in {@code …}.
+   */
   public static List<V1Condition> set(
       final List<V1Condition> list,
       final String type,
       final String status,
       final String reason,
-      final String message,
+      final String fullMessage,
       final long generation,
       final OffsetDateTime now) {
+    final String message = bounded(fullMessage);
     final List<V1Condition> out = list == null ? new ArrayList<>() : list;
     final V1Condition existing = get(out, type);
     if (existing == null) {
@@ -66,6 +76,17 @@ public final class Conditions {
     }
     existing.status(status).reason(reason).message(message).observedGeneration(generation);
     return out;
+  }
+
+  private static String bounded(final String message) {
+    if (message == null || message.length() <= MAX_MESSAGE_CHARS) {
+      return message;
+    }
+    int end = MAX_MESSAGE_CHARS - 1;
+    if (Character.isHighSurrogate(message.charAt(end - 1))) {
+      end--;
+    }
+    return message.substring(0, end) + "…";
   }
 
   /**

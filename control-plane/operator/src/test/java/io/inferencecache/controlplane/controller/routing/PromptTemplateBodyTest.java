@@ -100,4 +100,20 @@ class PromptTemplateBodyTest {
     assertThat(ready(st).getLastTransitionTime()).isEqualTo(T0.plusMinutes(1));
     assertThat(ready(valid).getStatus()).as("the old status is not changed").isEqualTo("True");
   }
+
+  @Test
+  void aTemplateWithThousandsOfViolationsGetsAConditionMessageTheApiServerTakes() {
+    // 4,000 placeholders naming no slot: one violation each, far over the 32,768 characters the
+    // CRD allows a condition message (a longer one makes the whole status write fail with 422,
+    // leaving the previous verdict, and its revision, in place).
+    final String body = "{{.undeclared}} ".repeat(4000);
+    final PromptTemplate.Status st =
+        PromptTemplateReconciler.verdict(
+            template("team-a", "t", "{'body':'" + body + "','slots':[]}"), null, T0);
+    assertThat(ready(st).getReason()).isEqualTo("InvalidTemplate");
+    assertThat(ready(st).getMessage())
+        .startsWith("not pushed to the server: spec.body: {{.undeclared}} at offset 0")
+        .hasSizeLessThanOrEqualTo(Conditions.MAX_MESSAGE_CHARS)
+        .endsWith("…");
+  }
 }

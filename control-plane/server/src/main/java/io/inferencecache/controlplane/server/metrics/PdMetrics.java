@@ -10,6 +10,7 @@ import io.inferencecache.engine.pd.PdTopologySnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * LookupPDRoute metrics: {@code inferencecache_pd_route_total{reason}}, {@code
@@ -55,7 +56,17 @@ public final class PdMetrics {
 
   /** Replaces the pool gauges with those of {@code snapshot} (members listed per pool). */
   public void pools(final PdTopologySnapshot snapshot) {
+    pools(() -> snapshot);
+  }
+
+  /**
+   * Replaces the pool gauges with those of the set {@code held} gives (the store's current one),
+   * read under the gauges' lock: of two pushes that overlap, the one whose gauges are written last
+   * reads the set stored last, so the gauges never describe a set the server no longer holds.
+   */
+  public void pools(final Supplier<PdTopologySnapshot> held) {
     synchronized (poolsLock) {
+      final PdTopologySnapshot snapshot = held.get();
       for (final String name : poolSeries) {
         registry.remove(name);
       }

@@ -5,6 +5,7 @@ import io.inferencecache.controlplane.api.PdTopologyJson;
 import io.inferencecache.controlplane.server.metrics.PdMetrics;
 import io.inferencecache.engine.CacheIndex;
 import io.inferencecache.engine.pd.PdTopologySnapshot;
+import io.inferencecache.engine.pd.PdTopologyStore;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -53,9 +54,10 @@ public final class PdTopologyEndpoint implements Endpoint {
           resp, HttpServletResponse.SC_BAD_REQUEST, "decode pd topologies: " + e.getMessage());
       return;
     }
-    index.get().pdTopologies().replace(snapshot);
+    final PdTopologyStore store = index.get().pdTopologies();
+    store.replace(snapshot);
     if (metrics != null) {
-      metrics.pools(snapshot);
+      metrics.pools(store::current); // what is held now: a later push may have overtaken this one
     }
     resp.setStatus(HttpServletResponse.SC_NO_CONTENT);
   }

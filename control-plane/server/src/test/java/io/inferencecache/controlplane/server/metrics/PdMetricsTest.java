@@ -8,6 +8,7 @@ import io.inferencecache.engine.pd.PdMember;
 import io.inferencecache.engine.pd.PdPool;
 import io.inferencecache.engine.pd.PdTopology;
 import io.inferencecache.engine.pd.PdTopologySnapshot;
+import io.inferencecache.engine.pd.PdTopologyStore;
 import io.prometheus.client.Collector;
 import java.util.List;
 import java.util.Map;
@@ -91,5 +92,24 @@ class PdMetricsTest {
             });
     pd.pools(PdTopologySnapshot.EMPTY);
     assertThat(families(registry)).doesNotContainKey("inferencecache_pd_pool_replicas");
+  }
+
+  @Test
+  void anOvertakenPushLeavesTheGaugesOfTheSetHeldNow() {
+    final MetricRegistry registry = new MetricRegistry();
+    final PdMetrics pd = new PdMetrics(registry);
+    final PdTopologyStore store = new PdTopologyStore(String::hashCode);
+    // Two pushes overlap: A stores its set, B stores its set and writes its gauges, and only then
+    // does A write its gauges. A's late write must not bring back A's pool sizes.
+    store.replace(new PdTopologySnapshot(1, List.of(topology("one", 3))));
+    store.replace(new PdTopologySnapshot(1, List.of(topology("one", 7))));
+    pd.pools(store::current); // B
+    pd.pools(store::current); // A, late
+    assertThat(families(registry).get("inferencecache_pd_pool_replicas").samples)
+        .anySatisfy(
+            s -> {
+              assertThat(s.labelValues).containsExactly("team-a", "decode", "decode", "one");
+              assertThat(s.value).isEqualTo(7.0);
+            });
   }
 }
