@@ -8,6 +8,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.inferencecache.controlplane.server.config.ServeOverrides;
+import io.inferencecache.controlplane.server.resources.PdTopologyEndpoint;
 import io.inferencecache.controlplane.support.CacheStateReports;
 import io.inferencecache.controlplane.support.PromText;
 import io.inferencecache.controlplane.support.TestServer;
@@ -265,7 +266,13 @@ class LookupPdRouteIT {
             "decode pd topologies: topologies[0].prefillPools[0].members[0].replicaId: must be a"
                 + " non-empty string\n");
     final HttpResponse<String> big =
-        call("POST", url, "{\"version\":1,\"topologies\":[" + " ".repeat(1 << 20) + "]}", null);
+        call(
+            "POST",
+            url,
+            "{\"version\":1,\"topologies\":["
+                + " ".repeat(PdTopologyEndpoint.MAX_BODY_BYTES)
+                + "]}",
+            null);
     assertThat(big.statusCode()).isEqualTo(400);
     assertThat(big.body()).isEqualTo("decode pd topologies: http: request body too large\n");
     // A bad body changes nothing; HEAD answers the length of what GET would.

@@ -8,6 +8,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.inferencecache.controlplane.server.config.ServeOverrides;
+import io.inferencecache.controlplane.server.resources.PromptTemplateEndpoint;
 import io.inferencecache.controlplane.support.CacheStateReports;
 import io.inferencecache.controlplane.support.PromText;
 import io.inferencecache.controlplane.support.TestServer;
@@ -149,9 +150,19 @@ class PromptTemplatesIT {
     assertThat(order.body())
         .startsWith("decode prompt templates: templates[0].body: Stable slot \"system\"");
     final HttpResponse<String> big =
-        call("POST", url, "{\"version\":1,\"templates\":[" + " ".repeat(1 << 20) + "]}", null);
+        call(
+            "POST",
+            url,
+            "{\"version\":1,\"templates\":["
+                + " ".repeat(PromptTemplateEndpoint.MAX_BODY_BYTES)
+                + "]}",
+            null);
     assertThat(big.statusCode()).isEqualTo(400);
-    assertThat(big.body()).isEqualTo("decode prompt templates: request body over 1048576 bytes\n");
+    assertThat(big.body())
+        .isEqualTo(
+            "decode prompt templates: request body over "
+                + PromptTemplateEndpoint.MAX_BODY_BYTES
+                + " bytes\n");
     for (String method : List.of("PUT", "POST")) {
       final HttpResponse<String> ok = call(method, url, BODY, null);
       assertThat(ok.statusCode()).as(ok.body()).isEqualTo(204);

@@ -19,8 +19,12 @@ import java.util.function.Supplier;
  * the listener of {@code /policy}, behind its authentication.
  */
 public final class PdTopologyEndpoint implements Endpoint {
-  /** Body limit. */
-  public static final int MAX_BODY_BYTES = 1 << 20;
+  /**
+   * Body limit: a cluster's whole set in one body (every pool's members listed), so well above
+   * {@code /policy}'s 1 MiB; a push over it is refused whole and the controller records the refusal
+   * as a PushFailed event.
+   */
+  public static final int MAX_BODY_BYTES = 32 << 20;
 
   private final Supplier<CacheIndex> index;
   private final PdMetrics metrics;

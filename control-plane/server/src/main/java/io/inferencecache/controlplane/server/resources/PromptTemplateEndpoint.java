@@ -17,8 +17,12 @@ import java.util.List;
  * change and every push interval).
  */
 public final class PromptTemplateEndpoint implements Endpoint {
-  /** Body limit, as {@code /policy}'s. */
-  public static final int MAX_BODY_BYTES = PolicyEndpoint.MAX_BODY_BYTES;
+  /**
+   * Body limit: a cluster's whole set in one body (up to 64 Ki characters a template, escaped), so
+   * well above {@code /policy}'s 1 MiB; a push over it is refused whole and the controller records
+   * the refusal as a PushFailed event.
+   */
+  public static final int MAX_BODY_BYTES = 32 << 20;
 
   private final TemplateStore store;
   private final Runnable replaced;
