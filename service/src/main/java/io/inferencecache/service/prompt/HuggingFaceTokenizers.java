@@ -141,13 +141,8 @@ public final class HuggingFaceTokenizers implements PromptTokenizer, AutoCloseab
     if (cut <= 0) {
       return new PrefixTokens(ids, 0);
     }
-    final int[] prefix = encode(m, whole.substring(0, cut));
-    int common = 0;
-    final int n = Math.min(ids.length, prefix.length);
-    while (common < n && ids[common] == prefix[common]) {
-      common++;
-    }
-    return new PrefixTokens(ids, common);
+    return new PrefixTokens(
+        ids, PromptTokenizer.commonRun(ids, encode(m, whole.substring(0, cut))));
   }
 
   /**

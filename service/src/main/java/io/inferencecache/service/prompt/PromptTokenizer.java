@@ -24,11 +24,32 @@ public interface PromptTokenizer extends RouteTokenizer {
    * shares with the whole (the longest common run), so their block hashes are a prefix of the whole
    * prompt's chain and do not depend on the text after the prefix.
    *
+   * <p>This general form encodes the prefix as a user turn of its own; an implementation that can
+   * place the cut inside the rendered turn (before the chat template's closing tokens) should
+   * override it, as {@link HuggingFaceTokenizers} does. With the whole text as prefix it counts the
+   * turn's closing tokens too (the chain is still the whole prompt's).
+   *
    * @throws Exception when the model has no tokenizer or tokenization fails
    */
   default PrefixTokens encodeUserTurnPrefix(
       final String modelId, final String text, final int prefixChars) throws Exception {
-    throw new UnsupportedOperationException("no tokenizer configured for model " + modelId);
+    final int[] ids = encodeUserTurn(modelId, text);
+    final int chars = Math.max(0, Math.min(prefixChars, text.length()));
+    if (chars == 0) {
+      return new PrefixTokens(ids, 0);
+    }
+    final int[] prefix = encodeUserTurn(modelId, text.substring(0, chars));
+    return new PrefixTokens(ids, commonRun(ids, prefix));
+  }
+
+  /** How many leading ids {@code a} and {@code b} share. */
+  static int commonRun(final int[] a, final int[] b) {
+    final int n = Math.min(a.length, b.length);
+    int common = 0;
+    while (common < n && a[common] == b[common]) {
+      common++;
+    }
+    return common;
   }
 
   /** No tokenizers: every prompt_text lookup fails open to NO_HINT. */
