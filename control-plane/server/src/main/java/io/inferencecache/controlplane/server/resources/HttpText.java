@@ -39,16 +39,19 @@ final class HttpText {
   /**
    * Answers a GET or HEAD of a held JSON document ({@code /policy}, {@code /prompt-templates},
    * {@code /pd-topologies}): 200, {@code application/json}, its length, and the body for GET only.
-   * Returns false, answering nothing, for any other method.
+   * Returns false, answering nothing, for any other method; {@code json} is only encoded for GET
+   * and HEAD, so a push never pays for reading back the set it replaces.
    */
   static boolean heldJson(
-      final HttpServletRequest req, final HttpServletResponse resp, final String json)
+      final HttpServletRequest req,
+      final HttpServletResponse resp,
+      final java.util.function.Supplier<String> json)
       throws IOException {
     final String method = req.getMethod();
     if (!"GET".equals(method) && !"HEAD".equals(method)) {
       return false;
     }
-    final byte[] held = json.getBytes(StandardCharsets.UTF_8);
+    final byte[] held = json.get().getBytes(StandardCharsets.UTF_8);
     resp.setStatus(HttpServletResponse.SC_OK);
     resp.setContentType("application/json");
     resp.setContentLength(held.length);
@@ -71,8 +74,7 @@ final class HttpText {
       final String what,
       final int limit)
       throws IOException {
-    final String method = req.getMethod();
-    if (("GET".equals(method) || "HEAD".equals(method)) && heldJson(req, resp, held.get())) {
+    if (heldJson(req, resp, held)) {
       return null;
     }
     return replaceBody(req, resp, limit, "decode " + what + ": http: request body too large");

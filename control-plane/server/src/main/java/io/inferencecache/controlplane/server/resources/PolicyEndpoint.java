@@ -27,7 +27,7 @@ public final class PolicyEndpoint implements Endpoint {
   @Override
   public void handle(final HttpServletRequest req, final HttpServletResponse resp)
       throws IOException {
-    if (HttpText.heldJson(req, resp, PolicyJson.write(index.get().policyStore().current()))) {
+    if (HttpText.heldJson(req, resp, () -> PolicyJson.write(index.get().policyStore().current()))) {
       return;
     }
     final HttpText.Body body =

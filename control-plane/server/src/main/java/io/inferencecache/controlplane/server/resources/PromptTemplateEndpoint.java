@@ -39,7 +39,7 @@ public final class PromptTemplateEndpoint implements Endpoint {
   @Override
   public void handle(final HttpServletRequest req, final HttpServletResponse resp)
       throws IOException {
-    if (HttpText.heldJson(req, resp, PromptTemplateJson.write(store.templates()))) {
+    if (HttpText.heldJson(req, resp, () -> PromptTemplateJson.write(store.templates()))) {
       return;
     }
     final HttpText.Body body =
