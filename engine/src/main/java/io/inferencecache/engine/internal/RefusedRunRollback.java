@@ -48,6 +48,7 @@ final class RefusedRunRollback {
    * ids taken for tails are the writer's to give back.
    */
   void refused(final RunImage m) {
+    m.materialize();
     int n = 0;
     for (int r = 0; r < m.rows; r++) {
       for (int c = 0; c < m.cols; c++) {

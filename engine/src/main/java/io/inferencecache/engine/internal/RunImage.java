@@ -11,6 +11,7 @@ import static io.inferencecache.engine.internal.RunLayout.PALETTE_TIER_OFFSET;
 
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.function.IntFunction;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -71,6 +72,12 @@ final class RunImage {
 
   private final UnsafeBuffer view = new UnsafeBuffer(new byte[0]);
 
+  /**
+   * The run as its stored bytes while a holder's column is added to it ({@link #decodeForAdd}):
+   * while it is active the cell arrays above are not filled, and the cell accessors read it.
+   */
+  private final RunSplice splice = new RunSplice();
+
   void reset(final int partition, final int hashLen) {
     this.partition = partition;
     this.hashLen = hashLen;
@@ -82,17 +89,59 @@ final class RunImage {
     stored = false;
     lastRow = -1;
     rowIndex.clear();
+    splice.active = false;
+    splice.kept = false;
+  }
+
+  /**
+   * The bytes row 0's key has in the map, as this image read them ({@link #decodeForAdd}), or null
+   * when it does not know them; {@link #storedRunLength} long.
+   */
+  byte[] storedRun() {
+    return splice.kept ? splice.stored() : null;
+  }
+
+  int storedRunLength() {
+    return splice.storedLength();
+  }
+
+  /** Runs this image stored by copying their bytes around an added column ({@link RunSplice}). */
+  long splicedRuns() {
+    return splice.spliced;
+  }
+
+  /** Row 0's key was stored anew: {@link #storedRun} no longer knows its bytes. */
+  void storedRunReplaced() {
+    splice.kept = false;
   }
 
   /** Decodes the stored run {@code value[0, valueLen)} whose map key is {@code head}. */
   void decode(final KeyBuffer head, final byte[] value, final int valueLen) {
-    decode(
+    decode(head, value, valueLen, false);
+  }
+
+  /**
+   * As {@link #decode(KeyBuffer, byte[], int)} for a run a replica it does not hold yet is about to
+   * report (a declined refresh): a run with segments keeps its cells as stored bytes ({@link
+   * RunSplice}), so adding the replica's column costs a copy of the run, not a decode and an encode
+   * of every cell. Anything else the writer does to the image decodes them first. Takes {@code
+   * value} itself when it keeps the bytes: returns the array the caller has from now on (another
+   * one, or {@code value}).
+   */
+  byte[] decodeForAdd(final KeyBuffer head, final byte[] value, final int valueLen) {
+    return decode(head, value, valueLen, true);
+  }
+
+  private byte[] decode(
+      final KeyBuffer head, final byte[] value, final int valueLen, final boolean forAdd) {
+    return decode(
         KeyBuffer.partitionOf(head.bytes),
         head.bytes,
         HolderLayout.KEY_PARTITION_BYTES,
         head.length - HolderLayout.KEY_PARTITION_BYTES,
         value,
-        valueLen);
+        valueLen,
+        forAdd);
   }
 
   /** Decodes a stored run whose key hash is {@code head[headOff, headOff + hashLen)}. */
@@ -103,6 +152,17 @@ final class RunImage {
       final int headLen,
       final byte[] value,
       final int valueLen) {
+    decode(partition, head, headOff, headLen, value, valueLen, false);
+  }
+
+  private byte[] decode(
+      final int partition,
+      final byte[] head,
+      final int headOff,
+      final int headLen,
+      final byte[] value,
+      final int valueLen,
+      final boolean forAdd) {
     view.wrap(value, 0, valueLen);
     final int flags = view.getByte(RunLayout.FLAGS_OFFSET) & 0xFF;
     final boolean unit = (flags & RunLayout.FLAG_UNIT) != 0;
@@ -119,12 +179,21 @@ final class RunImage {
     rows = r;
     cols = c;
     palSize = p;
+    final byte[] kept =
+        forAdd && RunSplice.eligible(flags)
+            ? splice.adopt(value, valueLen, flags, r, c, p, headLen)
+            : value;
+    final boolean bytes = kept != value;
     int at = RunLayout.cellsOffset(flags);
-    for (int i = 0; i < r * c; i++, at += CELL_BYTES) {
-      slot[i] = view.getInt(at + CELL_SLOT_OFFSET, ORDER);
-      gen[i] = view.getShort(at + CELL_GEN_OFFSET, ORDER) & 0xFFFF;
-      pal[i] = (view.getShort(at + CELL_PALETTE_OFFSET, ORDER) & 0xFFFF) - 1;
-      before[i] = pal[i];
+    if (bytes) {
+      at += r * c * CELL_BYTES;
+    } else {
+      for (int i = 0; i < r * c; i++, at += CELL_BYTES) {
+        slot[i] = view.getInt(at + CELL_SLOT_OFFSET, ORDER);
+        gen[i] = view.getShort(at + CELL_GEN_OFFSET, ORDER) & 0xFFFF;
+        pal[i] = (view.getShort(at + CELL_PALETTE_OFFSET, ORDER) & 0xFFFF) - 1;
+        before[i] = pal[i];
+      }
     }
     final int stride = RunLayout.paletteStride(flags);
     for (int i = 0; i < p; i++, at += stride) {
@@ -148,19 +217,24 @@ final class RunImage {
     if (r > 1) {
       view.getBytes(at, hashes, headLen, (r - 1) * headLen);
     }
-    for (int i = 0; i < r; i++) {
-      int n = 0;
-      for (int j = 0; j < c; j++) {
-        if (pal[i * c + j] >= 0) {
-          n++;
+    if (bytes) {
+      splice.rowCounts(rowCount);
+    } else {
+      for (int i = 0; i < r; i++) {
+        int n = 0;
+        for (int j = 0; j < c; j++) {
+          if (pal[i * c + j] >= 0) {
+            n++;
+          }
         }
+        rowCount[i] = n;
       }
-      rowCount[i] = n;
     }
     dirVal[0] = BlockLocations.HEAD; // later rows: RunEntries binds the run's id
     Arrays.fill(dirVal, 1, r, BlockLocations.NO_ENTRY);
     stored = true;
     rowIndex.rebuild(hashes, hashLen, rows);
+    return kept;
   }
 
   /** The row whose hash equals {@code key[off, off + len)}, or -1; tries the row after the last. */
@@ -181,6 +255,7 @@ final class RunImage {
 
   /** Appends a block row (no holders yet). */
   int appendRow(final byte[] key, final int off, final int tokensOfRow) {
+    materialize();
     final int r = rows;
     ensureRows(r + 1);
     ensureCells((r + 1) * cols);
@@ -197,6 +272,22 @@ final class RunImage {
 
   /** The column of {@code replica}, inserting it (empty) in replica order if absent. */
   int column(final int replica) {
+    if (splice.active) {
+      final int found = Arrays.binarySearch(holders, 0, cols, replica);
+      if (found >= 0) {
+        return found;
+      }
+      if (splice.at < 0) {
+        final int at = -found - 1;
+        ensureCols(cols + 1);
+        System.arraycopy(holders, at, holders, at + 1, cols - at);
+        holders[at] = replica;
+        cols++;
+        splice.addColumn(at);
+        return at;
+      }
+      materialize();
+    }
     int lo = 0;
     int hi = cols - 1;
     while (lo <= hi) {
@@ -214,17 +305,13 @@ final class RunImage {
     final int n = cols + 1;
     ensureCols(n);
     ensureCells(rows * n);
-    // Re-stride the cells from the last row backwards so nothing is overwritten before it moved.
+    // Re-stride the cells from the last row backwards so nothing is overwritten before it moved
+    // (each row's right part first: arraycopy moves overlapping ranges as if through a copy).
     for (int r = rows - 1; r >= 0; r--) {
       final int from = r * cols;
       final int to = r * n;
-      for (int c = cols - 1; c >= 0; c--) {
-        final int dst = to + (c >= at ? c + 1 : c);
-        slot[dst] = slot[from + c];
-        gen[dst] = gen[from + c];
-        pal[dst] = pal[from + c];
-        before[dst] = before[from + c];
-      }
+      restride(from + at, to + at + 1, cols - at);
+      restride(from, to, at);
       pal[to + at] = -1;
       before[to + at] = -1;
     }
@@ -232,6 +319,52 @@ final class RunImage {
     holders[at] = replica;
     cols = n;
     return at;
+  }
+
+  private void restride(final int from, final int to, final int count) {
+    System.arraycopy(slot, from, slot, to, count);
+    System.arraycopy(gen, from, gen, to, count);
+    System.arraycopy(pal, from, pal, to, count);
+    System.arraycopy(before, from, before, to, count);
+  }
+
+  /**
+   * Decodes the cells of a run held as stored bytes ({@link #decodeForAdd}) into the cell arrays,
+   * the added column's included; nothing if they are decoded already.
+   */
+  void materialize() {
+    if (splice.active) {
+      ensureCells(rows * cols);
+      splice.materialize(this);
+    }
+  }
+
+  /** Palette index of cell {@code (row, col)}, -1 if absent. */
+  int pal(final int row, final int col) {
+    return splice.active ? splice.pal(row, col) : pal[row * cols + col];
+  }
+
+  /** Sets cell {@code (row, col)}'s palette index (the cell is present). */
+  void setPal(final int row, final int col, final int p) {
+    if (splice.active && col == splice.at) {
+      splice.set(row, splice.slot(row, col), splice.gen(row, col), p);
+      return;
+    }
+    materialize();
+    pal[row * cols + col] = p;
+  }
+
+  /** Sets cell {@code (row, col)}: its LFU slot and generation, and its palette index. */
+  void setCell(final int row, final int col, final int slotOf, final int genOf, final int p) {
+    if (splice.active && col == splice.at) {
+      splice.set(row, slotOf, genOf, p);
+      return;
+    }
+    materialize();
+    final int i = row * cols + col;
+    slot[i] = slotOf;
+    gen[i] = genOf;
+    pal[i] = p;
   }
 
   /** Column of {@code replica}, or -1. */
@@ -261,27 +394,27 @@ final class RunImage {
   }
 
   boolean present(final int row, final int col) {
-    return pal[row * cols + col] >= 0;
+    return pal(row, col) >= 0;
   }
 
   long seen(final int row, final int col) {
-    return palSeen[pal[row * cols + col]];
+    return palSeen[pal(row, col)];
   }
 
   int cellTokens(final int row, final int col) {
-    return tokens[row] + palDelta[pal[row * cols + col]];
+    return tokens[row] + palDelta[pal(row, col)];
   }
 
   int tier(final int row, final int col) {
-    return palTier[pal[row * cols + col]];
+    return palTier[pal(row, col)];
   }
 
   int slot(final int row, final int col) {
-    return slot[row * cols + col];
+    return splice.active ? splice.slot(row, col) : slot[row * cols + col];
   }
 
   int gen(final int row, final int col) {
-    return gen[row * cols + col];
+    return splice.active ? splice.gen(row, col) : gen[row * cols + col];
   }
 
   /** Writes row {@code row}'s map key (partition id, then the row's hash) into {@code k}. */
@@ -304,6 +437,7 @@ final class RunImage {
   }
 
   void clear(final int row, final int col) {
+    materialize();
     final int i = row * cols + col;
     if (pal[i] >= 0) {
       pal[i] = -1;
@@ -327,6 +461,7 @@ final class RunImage {
    * its stored palette entry back; removals stay.
    */
   int revert(final int row, final int col) {
+    materialize();
     final int i = row * cols + col;
     final int p = pal[i];
     final int b = before[i];
@@ -372,6 +507,13 @@ final class RunImage {
    * the scratch arrays and the counts in the {@code measured*} fields for {@link #encode}.
    */
   int measure(final int from, final int to) {
+    if (splice.active) {
+      final int spliced = from == 0 && to == rows ? splice.length(this) : -1;
+      if (spliced >= 0) {
+        return spliced;
+      }
+      materialize();
+    }
     final int[] colMap = scratchColMap(cols);
     int usedCols = 0;
     for (int c = 0; c < cols; c++) {
@@ -430,12 +572,17 @@ final class RunImage {
   }
 
   /**
-   * Encodes rows {@code [from, to)} into {@code out} (grown as needed; returns it) as one run whose
-   * key is row {@code from}: only the columns with a holder in the range and only the palette
-   * entries referenced are kept. The encoded length is left in {@link #encodedLength}.
+   * Encodes rows {@code [from, to)} as one run whose key is row {@code from}: only the columns with
+   * a holder in the range and only the palette entries referenced are kept. Writes into the buffer
+   * {@code reserve} gives for the encoded length, which it returns.
    */
-  byte[] encode(final int from, final int to, byte[] out) {
+  int encode(final int from, final int to, final IntFunction<UnsafeBuffer> reserve) {
     final int len = measure(from, to);
+    final UnsafeBuffer into = reserve.apply(len);
+    if (splice.active) {
+      splice.encode(this, into);
+      return len;
+    }
     final int[] colMap = colMapScratch;
     final int[] palMap = palMapScratch;
     final int flags = measuredFlags;
@@ -443,16 +590,12 @@ final class RunImage {
     final int usedPal = measuredPal;
     final int n = to - from;
     final int end = RunLayout.runBytes(n, usedCols, usedPal, flags, hashLen);
-    if (out.length < len) {
-      out = new byte[Math.max(len, out.length * 2)];
-    }
-    view.wrap(out, 0, len);
-    view.putByte(RunLayout.TAG_OFFSET, RunLayout.RUN_TAG);
-    view.putByte(RunLayout.FLAGS_OFFSET, (byte) flags);
+    into.putByte(RunLayout.TAG_OFFSET, RunLayout.RUN_TAG);
+    into.putByte(RunLayout.FLAGS_OFFSET, (byte) flags);
     if ((flags & RunLayout.FLAG_UNIT) == 0) {
-      view.putShort(RunLayout.ROWS_OFFSET, (short) n, ORDER);
-      view.putShort(RunLayout.COLS_OFFSET, (short) usedCols, ORDER);
-      view.putShort(RunLayout.PALETTE_OFFSET, (short) usedPal, ORDER);
+      into.putShort(RunLayout.ROWS_OFFSET, (short) n, ORDER);
+      into.putShort(RunLayout.COLS_OFFSET, (short) usedCols, ORDER);
+      into.putShort(RunLayout.PALETTE_OFFSET, (short) usedPal, ORDER);
     }
     int at = RunLayout.cellsOffset(flags);
     for (int r = from; r < to; r++) {
@@ -462,9 +605,9 @@ final class RunImage {
         }
         final int i = r * cols + c;
         final int p = pal[i];
-        view.putInt(at + CELL_SLOT_OFFSET, p >= 0 ? slot[i] : 0, ORDER);
-        view.putShort(at + CELL_GEN_OFFSET, (short) (p >= 0 ? gen[i] : 0), ORDER);
-        view.putShort(at + CELL_PALETTE_OFFSET, (short) (p >= 0 ? palMap[p] + 1 : 0), ORDER);
+        into.putInt(at + CELL_SLOT_OFFSET, p >= 0 ? slot[i] : 0, ORDER);
+        into.putShort(at + CELL_GEN_OFFSET, (short) (p >= 0 ? gen[i] : 0), ORDER);
+        into.putShort(at + CELL_PALETTE_OFFSET, (short) (p >= 0 ? palMap[p] + 1 : 0), ORDER);
         at += CELL_BYTES;
       }
     }
@@ -478,46 +621,44 @@ final class RunImage {
     final int stride = RunLayout.paletteStride(flags);
     for (int k = 0; k < usedPal; k++, at += stride) {
       final int p = palOrder[k];
-      view.putLong(at + PALETTE_SEEN_OFFSET, palSeen[p], ORDER);
-      view.putByte(at + PALETTE_TIER_OFFSET, (byte) palTier[p]);
+      into.putLong(at + PALETTE_SEEN_OFFSET, palSeen[p], ORDER);
+      into.putByte(at + PALETTE_TIER_OFFSET, (byte) palTier[p]);
       if (deltas) {
-        view.putInt(at + PALETTE_DELTA_OFFSET, palDelta[p], ORDER);
+        into.putInt(at + PALETTE_DELTA_OFFSET, palDelta[p], ORDER);
       }
     }
     for (int r = from; r < to; r++, at += 4) {
-      view.putInt(at, tokens[r], ORDER);
+      into.putInt(at, tokens[r], ORDER);
     }
     final boolean wide = (flags & RunLayout.FLAG_WIDE_HOLDERS) != 0;
     for (int c = 0; c < cols; c++) {
       if (colMap[c] >= 0) {
         if (wide) {
-          view.putInt(at, holders[c], ORDER);
+          into.putInt(at, holders[c], ORDER);
           at += 4;
         } else {
-          view.putShort(at, (short) holders[c], ORDER);
+          into.putShort(at, (short) holders[c], ORDER);
           at += 2;
         }
       }
     }
     if (n > 1) {
-      view.putBytes(at, hashes, (from + 1) * hashLen, (n - 1) * hashLen);
+      into.putBytes(at, hashes, (from + 1) * hashLen, (n - 1) * hashLen);
     }
     if ((flags & RunLayout.FLAG_SEGMENTS) != 0) {
       final int list = end + (usedCols + 1) * 2;
       int written = 0;
       for (int c = 0; c < cols; c++) {
         if (colMap[c] >= 0) {
-          view.putShort(end + colMap[c] * 2, (short) written, ORDER);
-          written += RunSegmentCodec.encode(pal, cols, c, from, to, palMap, view, list, written);
+          into.putShort(end + colMap[c] * 2, (short) written, ORDER);
+          written += RunSegmentCodec.encode(pal, cols, c, from, to, palMap, into, list, written);
         }
       }
-      view.putShort(end + usedCols * 2, (short) written, ORDER);
+      into.putShort(end + usedCols * 2, (short) written, ORDER);
     }
-    encodedLength = len;
-    return out;
+    return len;
   }
 
-  int encodedLength;
   private int[] colMapScratch = new int[16];
   private int[] palMapScratch = new int[16];
   private int[] palOrderScratch = new int[16];

@@ -39,6 +39,9 @@ final class RunRefresh {
   private byte[] buf = new byte[4096];
   private BytesStore<?, byte[]> bufStore = BytesStore.wrap(buf);
 
+  // The store of the array the image took from decodeDeclined() last, which it gives back next.
+  private BytesStore<?, byte[]> spareStore;
+
   // The last refresh, if it ended on its run's last row with blocks of the chain still to come:
   // the run's bytes before it and what it changed, so the writer can rebuild the image the
   // general path would have open there (a new block is appended to that run).
@@ -134,7 +137,17 @@ final class RunRefresh {
       return false;
     }
     copied = false;
-    m.decode(head, buf, copiedSize);
+    final byte[] next = m.decodeForAdd(head, buf, copiedSize);
+    if (next != buf) {
+      // the image kept the bytes read; this reads the next run into the array it held
+      final BytesStore<?, byte[]> nextStore =
+          spareStore != null && spareStore.underlyingObject() == next
+              ? spareStore
+              : BytesStore.wrap(next);
+      spareStore = bufStore;
+      buf = next;
+      bufStore = nextStore;
+    }
     return true;
   }
 
@@ -342,7 +355,7 @@ final class RunRefresh {
     m.decode(endedHead, endedBytes, endedLength);
     final int col = m.column(replica);
     for (int r = endedFirstRow, j = endedFirstBlock; r < m.rows; r++, j++) {
-      m.pal[r * m.cols + col] = m.intern(seen, tokens[j] - m.tokens[r], tier);
+      m.setPal(r, col, m.intern(seen, tokens[j] - m.tokens[r], tier));
       m.lastRow = r;
     }
     return true;

@@ -95,6 +95,7 @@ public final class RunStore implements Closeable {
   private final RunWriter writer;
   private final RunScans scans;
   private final RunRecovery recovery;
+  private final RunEntries entries;
 
   private final boolean inPlace;
 
@@ -108,7 +109,7 @@ public final class RunStore implements Closeable {
     this.inPlace =
         map instanceof VanillaChronicleMap
             && ((VanillaChronicleMap<?, ?, ?>) map).valueReader instanceof RunValueReader;
-    final RunEntries entries = new RunEntries(map, directory);
+    this.entries = new RunEntries(map, directory);
     this.rollback = new RefusedRunRollback(entries);
     this.writer = new RunWriter(entries, rollback, RunMapSizing.maxRunBytes(map));
     this.scans = new RunScans(entries, writer);
@@ -374,9 +375,15 @@ public final class RunStore implements Closeable {
     return recovery.recover(validator);
   }
 
+  /** Runs the writer stored by copying their bytes around an added holder's column (tests). */
+  long splicedRuns() {
+    return writer.image().splicedRuns();
+  }
+
   @Override
   public void close() {
     writer.flush();
     map.close();
+    entries.close();
   }
 }

@@ -156,9 +156,8 @@ final class RunWriter {
       final RunImage m = img;
       final int col = m.column(replica);
       m.lastRow = row;
-      final int i = row * m.cols + col;
-      if (m.pal[i] >= 0) {
-        m.pal[i] = m.intern(lastSeen, tokens - m.tokens[row], tier);
+      if (m.present(row, col)) {
+        m.setPal(row, col, m.intern(lastSeen, tokens - m.tokens[row], tier));
         return RunStore.REFRESHED;
       }
       final boolean newKey = m.rowCount[row] == 0;
@@ -166,9 +165,12 @@ final class RunWriter {
         m.tokens[row] = tokens;
       }
       final long sg = arena.allocate(counter);
-      m.slot[i] = (int) (sg >>> 16);
-      m.gen[i] = (int) sg & 0xFFFF;
-      m.pal[i] = m.intern(lastSeen, tokens - m.tokens[row], tier);
+      m.setCell(
+          row,
+          col,
+          (int) (sg >>> 16),
+          (int) sg & 0xFFFF,
+          m.intern(lastSeen, tokens - m.tokens[row], tier));
       m.rowCount[row]++;
       return newKey ? RunStore.NEW_KEY : RunStore.NEW_HOLDER;
     } finally {

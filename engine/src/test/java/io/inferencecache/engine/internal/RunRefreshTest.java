@@ -214,6 +214,84 @@ class RunRefreshTest {
   }
 
   /**
+   * Holders added to wide runs (issue 41: hundreds of replicas reporting one prefix), where the
+   * writer stores a run by copying its bytes around the new column ({@link RunSplice}) instead of
+   * decoding and encoding every cell: 40 replicas in shuffled order (so the new column and its
+   * palette entry land anywhere among the stored ones) report chains of 16 to 40 blocks, whole or
+   * from a middle block, some with other token counts (a palette delta the stored run may lack),
+   * some with a replica id past u16 (wide holder ids), some with the timestamp of an earlier report
+   * (an existing palette entry), some refreshing or evicting blocks they hold. Both paths must
+   * store the same bytes after every report; the splice must have stored most of the runs.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {11L, 12L, 13L})
+  void addingHoldersToWideRunsSplicesExactlyWhatPerBlockUpsertsStore(final long seed) {
+    final SplittableRandom rnd = new SplittableRandom(seed);
+    final List<List<byte[]>> chains = new ArrayList<>();
+    for (int c = 0; c < 5; c++) {
+      final List<byte[]> chain = new ArrayList<>();
+      for (int i = 16 + rnd.nextInt(25); i > 0; i--) {
+        final byte[] h = new byte[8];
+        rnd.nextBytes(h);
+        chain.add(h);
+      }
+      chains.add(chain);
+    }
+    final int[] replicas = new int[40];
+    for (int i = 0; i < replicas.length; i++) {
+      replicas[i] = i == 7 ? 70_000 : 3 * i;
+    }
+    for (int i = replicas.length - 1; i > 0; i--) {
+      final int j = rnd.nextInt(i + 1);
+      final int t = replicas[i];
+      replicas[i] = replicas[j];
+      replicas[j] = t;
+    }
+    final long spliced;
+    try (RunStore perBlock = RunStore.inMemory("per-block", 50_000, 8, 8.0);
+        RunStore perRun = RunStore.inMemory("per-run", 50_000, 8, 8.0);
+        CounterArena arenaA = CounterArena.inMemory(200_000);
+        CounterArena arenaB = CounterArena.inMemory(200_000)) {
+      final KeyBuffer k = new KeyBuffer();
+      final HolderBuffer removed = new HolderBuffer(16);
+      long ts = 1_000L;
+      for (final int replica : replicas) {
+        for (final List<byte[]> chain : chains) {
+          if (rnd.nextInt(10) == 0) {
+            final int who = replicas[rnd.nextInt(replicas.length)];
+            k.set(PARTITION, chain.get(rnd.nextInt(chain.size())), 0, 8);
+            assertThat(perRun.removeHolder(k, who, removed))
+                .isEqualTo(perBlock.removeHolder(k, who, removed));
+          }
+          final int from = rnd.nextInt(4) == 0 ? rnd.nextInt(chain.size()) : 0;
+          final List<byte[]> hashes = chain.subList(from, chain.size());
+          final int[] tokens = new int[hashes.size()];
+          // (not the first reporter: its counts are the rows', and every later report's delta)
+          final boolean ragged = replica != replicas[0] && rnd.nextInt(10) == 0;
+          for (int j = 0; j < tokens.length; j++) {
+            tokens[j] = 16 * (from + j + 1) + (ragged && j > 2 ? 3 : 0);
+          }
+          final long seen = rnd.nextInt(8) == 0 ? ts : ++ts;
+          final int who = rnd.nextInt(8) == 0 ? replicas[rnd.nextInt(replicas.length)] : replica;
+          final Report report = new Report(hashes, tokens, who, seen, 1 + rnd.nextInt(2), k);
+          report.perBlock(perBlock, arenaA);
+          report.perRun(perRun, arenaB);
+          perBlock.flush();
+          perRun.flush();
+          assertThat(entries(perRun)).as("replica %d", replica).isEqualTo(entries(perBlock));
+        }
+      }
+      assertThat(arenaB.used()).isEqualTo(arenaA.used());
+      assertThat(perRun.blockKeys()).isEqualTo(perBlock.blockKeys());
+      assertThat(perBlock.splicedRuns()).as("the per-block path never splices").isZero();
+      spliced = perRun.splicedRuns();
+    }
+    // half the reports (100-140 with these seeds): the others are first reports, refreshes, runs
+    // under 16 rows or escapes, on purpose
+    assertThat(spliced).as("runs stored by a splice (of 200 reports)").isGreaterThan(80);
+  }
+
+  /**
    * One chain report of a replica: blocks {@code hashes}, their cumulative token counts, and the
    * key buffer the reports reuse.
    */
