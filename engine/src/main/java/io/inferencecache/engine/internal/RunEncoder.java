@@ -148,16 +148,9 @@ final class RunEncoder {
     for (int r = from; r < to; r++, at += 4) {
       into.putInt(at, m.tokens[r], ORDER);
     }
-    final boolean wide = (flags & RunLayout.FLAG_WIDE_HOLDERS) != 0;
     for (int c = 0; c < cols; c++) {
       if (colMap[c] >= 0) {
-        if (wide) {
-          into.putInt(at, m.holders[c], ORDER);
-          at += 4;
-        } else {
-          into.putShort(at, (short) m.holders[c], ORDER);
-          at += 2;
-        }
+        at += RunLayout.putHolder(into, at, m.holders[c], flags, ORDER);
       }
     }
     if (n > 1) {

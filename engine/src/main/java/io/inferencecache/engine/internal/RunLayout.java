@@ -136,6 +136,24 @@ public final class RunLayout {
     return (flags & FLAG_WIDE_HOLDERS) != 0 ? 4 : 2;
   }
 
+  /**
+   * Writes holder id {@code replica} at {@code at} of {@code into}, as an i32 under {@link
+   * #FLAG_WIDE_HOLDERS} in {@code flags} and a u16 otherwise; returns the bytes written.
+   */
+  public static int putHolder(
+      final org.agrona.MutableDirectBuffer into,
+      final int at,
+      final int replica,
+      final int flags,
+      final java.nio.ByteOrder order) {
+    if ((flags & FLAG_WIDE_HOLDERS) != 0) {
+      into.putInt(at, replica, order);
+      return 4;
+    }
+    into.putShort(at, (short) replica, order);
+    return 2;
+  }
+
   /** Offset of the palette, for a run of {@code rows × cols}. */
   public static int paletteOffset(final int rows, final int cols, final int flags) {
     return cellsOffset(flags) + rows * cols * CELL_BYTES;

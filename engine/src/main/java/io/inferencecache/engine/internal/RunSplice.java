@@ -311,15 +311,8 @@ final class RunSplice {
     for (int r = 0; r < rows; r++, o += 4) {
       out.putInt(o, m.tokens[r], ORDER);
     }
-    final boolean wide = (flags & RunLayout.FLAG_WIDE_HOLDERS) != 0;
     for (int c = 0; c < n; c++) {
-      if (wide) {
-        out.putInt(o, m.holders[c], ORDER);
-        o += 4;
-      } else {
-        out.putShort(o, (short) m.holders[c], ORDER);
-        o += 2;
-      }
+      o += RunLayout.putHolder(out, o, m.holders[c], flags, ORDER);
     }
     final int hashes = RunLayout.hashesOffset(rows, cols, palette, flags);
     out.putBytes(o, raw, hashes, (rows - 1) * hashLen);
