@@ -278,9 +278,11 @@ final class RunEntries {
   /** {@link #target} over the first {@code len} bytes of {@link #stage}, grown as needed. */
   private UnsafeBuffer reserve(final int len) {
     if (stage.capacity() < len) {
-      final long capacity = Math.max(len, stage.capacity() * 2);
+      // the new store first: if it cannot be allocated, the old one is still there, not freed
+      final BytesStore<?, ?> grown =
+          BytesStore.nativeStoreWithFixedCapacity(Math.max(len, stage.capacity() * 2));
       stage.releaseLast();
-      stage = BytesStore.nativeStoreWithFixedCapacity(capacity);
+      stage = grown;
     }
     target.wrap(stage.addressForWrite(0), len);
     return target;

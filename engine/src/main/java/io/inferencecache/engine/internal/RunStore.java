@@ -382,8 +382,11 @@ public final class RunStore implements Closeable {
 
   @Override
   public void close() {
-    writer.flush();
-    map.close();
-    entries.close();
+    try {
+      writer.flush();
+      map.close();
+    } finally {
+      entries.close(); // native memory: freed whatever the map's close did
+    }
   }
 }

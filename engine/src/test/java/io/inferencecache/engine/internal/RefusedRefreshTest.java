@@ -21,6 +21,8 @@ class RefusedRefreshTest {
   private final Set<String> lost = new HashSet<>();
   private final Set<String> dropped = new HashSet<>();
 
+  private static final java.nio.charset.Charset UTF8 = StandardCharsets.UTF_8;
+
   private static byte[] hash(final String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
@@ -112,6 +114,103 @@ class RefusedRefreshTest {
           assertThat(after).as("block %s stored", block(c, b)).containsKey(block(c, b));
         }
       }
+      assertThat(s.entries()).as("entries: one per run").isEqualTo(entryCount(s));
+    }
+  }
+
+  /**
+   * A holder spliced into runs of 20 rows (issue 41) in a full map: the stores the map refuses leave
+   * each such run held by its one old holder (the old bytes, known to the image, put back), each
+   * refused cell reported dropped once, and the others hold both replicas; every block stays stored.
+   */
+  @Test
+  void aRefusedSpliceKeepsTheRunAsStoredAndReportsEachAddedHolderOnce() {
+    final int chains = 16;
+    final int rows = 20;
+    try (RunStore s = RunStore.inMemory("splice", 256, 8, 1.0);
+        CounterArena arena = CounterArena.inMemory(100_000)) {
+      s.dropSink(
+          new RunStore.DropSink() {
+            @Override
+            public void dropped(
+                final byte[] key,
+                final int keyLength,
+                final int replica,
+                final int slot,
+                final boolean keyGone) {
+              assertThat(keyGone).isFalse();
+              assertThat(dropped.add(replica + "/" + new String(key, 4, keyLength - 4, UTF8)))
+                  .as("reported once")
+                  .isTrue();
+            }
+
+            @Override
+            public void refreshLost(final byte[] key, final int keyLength, final int replica) {
+              lost.add(replica + "/" + new String(key, 4, keyLength - 4, UTF8));
+            }
+          });
+      final KeyBuffer k = new KeyBuffer();
+      final java.util.List<byte[]> hashes = new java.util.ArrayList<>();
+      final int[] tokens = new int[rows];
+      for (int c = 0; c < chains; c++) {
+        s.chainStart();
+        for (int b = 0; b < rows; b++) {
+          k.set(7, hash(block(c, b)), 0, 8);
+          s.upsert(k, 1, 16 * (b + 1), 1L, 1, arena, true);
+        }
+        s.flush();
+      }
+      for (int f = 0; dropped.isEmpty() && f < 100_000; f++) {
+        s.chainStart();
+        k.set(7, hash(String.format("f%07d", f)), 0, 8);
+        s.upsert(k, 1, 16, 1L, 1, arena, true);
+        s.flush();
+      }
+      assertThat(dropped).as("the map filled").isNotEmpty();
+      dropped.clear();
+      // replica 2 reports every chain as the ingester does: the refresh declines (no column), the
+      // image keeps the run's bytes, the upserts add the column, the store splices
+      for (int c = 0; c < chains; c++) {
+        hashes.clear();
+        for (int b = 0; b < rows; b++) {
+          hashes.add(hash(block(c, b)));
+          tokens[b] = 16 * (b + 1);
+        }
+        s.chainStart();
+        k.set(7, hashes.get(0), 0, 8);
+        assertThat(s.refreshChain(k, hashes, 0, tokens, 2, 2L, 1)).isZero();
+        for (int b = 0; b < rows; b++) {
+          k.set(7, hashes.get(b), 0, 8);
+          assertThat(s.upsert(k, 2, tokens[b], 2L, 1, arena, true))
+              .isEqualTo(RunStore.NEW_HOLDER);
+        }
+        s.flush();
+      }
+      assertThat(s.splicedRuns()).as("every store was a splice").isGreaterThanOrEqualTo(chains);
+      assertThat(lost).isEmpty();
+      final Map<String, String> holders = new HashMap<>();
+      s.forEachBlock(
+          (key, len, hs) -> {
+            final StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < hs.count(); i++) {
+              sb.append(hs.replica(i)).append(i + 1 < hs.count() ? "," : "");
+            }
+            holders.put(new String(key, 4, len - 4, UTF8), sb.toString());
+          });
+      int refused = 0;
+      for (int c = 0; c < chains; c++) {
+        final boolean chainRefused = dropped.contains("2/" + block(c, 0));
+        refused += chainRefused ? 1 : 0;
+        for (int b = 0; b < rows; b++) {
+          assertThat(dropped.contains("2/" + block(c, b)))
+              .as("block %s refused with its run", block(c, b))
+              .isEqualTo(chainRefused);
+          assertThat(holders.get(block(c, b)))
+              .as("holders of %s", block(c, b))
+              .isEqualTo(chainRefused ? "1" : "1,2");
+        }
+      }
+      assertThat(refused).as("some spliced stores refused, some stored").isBetween(1, chains - 1);
       assertThat(s.entries()).as("entries: one per run").isEqualTo(entryCount(s));
     }
   }

@@ -263,13 +263,20 @@ class RunRefreshTest {
             assertThat(perRun.removeHolder(k, who, removed))
                 .isEqualTo(perBlock.removeHolder(k, who, removed));
           }
+          if (rnd.nextInt(8) == 0) {
+            // a middle block loses every holder (its row stays, empty): the next report is its key
+            k.set(PARTITION, chain.get(1 + rnd.nextInt(chain.size() - 2)), 0, 8);
+            assertThat(perRun.removeKey(k, removed)).isEqualTo(perBlock.removeKey(k, removed));
+          }
           final int from = rnd.nextInt(4) == 0 ? rnd.nextInt(chain.size()) : 0;
           final List<byte[]> hashes = chain.subList(from, chain.size());
           final int[] tokens = new int[hashes.size()];
           // (not the first reporter: its counts are the rows', and every later report's delta)
           final boolean ragged = replica != replicas[0] && rnd.nextInt(10) == 0;
+          // one offset on every block: a single palette entry with a token delta
+          final boolean offset = replica != replicas[0] && rnd.nextInt(10) == 0;
           for (int j = 0; j < tokens.length; j++) {
-            tokens[j] = 16 * (from + j + 1) + (ragged && j > 2 ? 3 : 0);
+            tokens[j] = 16 * (from + j + 1) + (ragged && j > 2 ? 3 : 0) + (offset ? 5 : 0);
           }
           final long seen = rnd.nextInt(8) == 0 ? ts : ++ts;
           final int who = rnd.nextInt(8) == 0 ? replicas[rnd.nextInt(replicas.length)] : replica;
