@@ -57,23 +57,7 @@ class RefusedRefreshTest {
             }
           });
       final KeyBuffer k = new KeyBuffer();
-      for (int c = 0; c < CHAINS; c++) {
-        s.chainStart();
-        for (int b = 0; b < ROWS; b++) {
-          k.set(7, hash(block(c, b)), 0, 8);
-          s.upsert(k, 1, 16 * (b + 1), 1L, 1, arena, true);
-        }
-        s.flush();
-      }
-      // fill the map with one-block runs until it refuses one
-      for (int f = 0; dropped.isEmpty() && f < 100_000; f++) {
-        s.chainStart();
-        k.set(7, hash(String.format("f%07d", f)), 0, 8);
-        s.upsert(k, 1, 16, 1L, 1, arena, true);
-        s.flush();
-      }
-      assertThat(dropped).as("the map filled").isNotEmpty();
-      dropped.clear();
+      storeChainsThenFill(s, arena, k, CHAINS, ROWS);
       final Map<String, Integer> before = tiers(s);
       // refresh every run with two tiers and other token counts: each run grows
       for (int c = 0; c < CHAINS; c++) {
@@ -152,22 +136,7 @@ class RefusedRefreshTest {
       final KeyBuffer k = new KeyBuffer();
       final java.util.List<byte[]> hashes = new java.util.ArrayList<>();
       final int[] tokens = new int[rows];
-      for (int c = 0; c < chains; c++) {
-        s.chainStart();
-        for (int b = 0; b < rows; b++) {
-          k.set(7, hash(block(c, b)), 0, 8);
-          s.upsert(k, 1, 16 * (b + 1), 1L, 1, arena, true);
-        }
-        s.flush();
-      }
-      for (int f = 0; dropped.isEmpty() && f < 100_000; f++) {
-        s.chainStart();
-        k.set(7, hash(String.format("f%07d", f)), 0, 8);
-        s.upsert(k, 1, 16, 1L, 1, arena, true);
-        s.flush();
-      }
-      assertThat(dropped).as("the map filled").isNotEmpty();
-      dropped.clear();
+      storeChainsThenFill(s, arena, k, chains, rows);
       // replica 2 reports every chain as the ingester does: the refresh declines (no column), the
       // image keeps the run's bytes, the upserts add the column, the store splices
       for (int c = 0; c < chains; c++) {
@@ -212,6 +181,34 @@ class RefusedRefreshTest {
       assertThat(refused).as("some spliced stores refused, some stored").isBetween(1, chains - 1);
       assertThat(s.entries()).as("entries: one per run").isEqualTo(entryCount(s));
     }
+  }
+
+  /**
+   * Stores {@code chains} chains of {@code rows} blocks held by replica 1, then fills the map with
+   * one-block runs until it refuses one (reported to {@link #dropped}, which is then cleared).
+   */
+  private void storeChainsThenFill(
+      final RunStore s,
+      final CounterArena arena,
+      final KeyBuffer k,
+      final int chains,
+      final int rows) {
+    for (int c = 0; c < chains; c++) {
+      s.chainStart();
+      for (int b = 0; b < rows; b++) {
+        k.set(7, hash(block(c, b)), 0, 8);
+        s.upsert(k, 1, 16 * (b + 1), 1L, 1, arena, true);
+      }
+      s.flush();
+    }
+    for (int f = 0; dropped.isEmpty() && f < 100_000; f++) {
+      s.chainStart();
+      k.set(7, hash(String.format("f%07d", f)), 0, 8);
+      s.upsert(k, 1, 16, 1L, 1, arena, true);
+      s.flush();
+    }
+    assertThat(dropped).as("the map filled").isNotEmpty();
+    dropped.clear();
   }
 
   /** Entries a scan of the map visits (each once), to compare with Chronicle's own count. */
